@@ -1,0 +1,1 @@
+"""The Telegram bot that runs tournament Mafia: rules core, sandbox and bot."""

@@ -1,0 +1,87 @@
+"""Actions: what a person (or the clock) asks the game to do.
+
+Player actions name the acting seat; Host actions carry none (the adapter checks
+that the sender is the Host). A `Timeout` is an action like any other: the caller
+delivers it when the deadline of step `step` is due.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.rules.sanctions import Penalty, VCode
+
+
+@dataclass(frozen=True)
+class Pass:
+    """The speaker ends their turn early (D10)."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class Nominate:
+    seat: int
+    target: int
+
+
+@dataclass(frozen=True)
+class Vote:
+    seat: int
+    choice: int | None  # a leader's seat, or None to abstain
+
+
+@dataclass(frozen=True)
+class Check:
+    seat: int
+    target: int
+
+
+@dataclass(frozen=True)
+class Kill:
+    seat: int
+    target: int
+
+
+@dataclass(frozen=True)
+class Timeout:
+    step: int
+
+
+@dataclass(frozen=True)
+class Pause:
+    pass
+
+
+@dataclass(frozen=True)
+class Resume:
+    pass
+
+
+@dataclass(frozen=True)
+class Skip:
+    """The Host ends the current turn or phase."""
+
+
+@dataclass(frozen=True)
+class Extend:
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Sanction:
+    """The Host confirms a sanction (code None: a plain `/remove`)."""
+
+    seat: int
+    penalty: Penalty
+    code: VCode | None = None
+
+
+@dataclass(frozen=True)
+class Stop:
+    """The Host aborts the game: no result."""
+
+
+PlayerAction = Pass | Nominate | Vote | Check | Kill
+HostAction = Pause | Resume | Skip | Extend | Sanction | Stop
+Action = PlayerAction | HostAction | Timeout

@@ -1,0 +1,75 @@
+"""Game settings: every value RULES.md marks `[setting]` that acts inside one game.
+
+Timers accept fractional seconds so tests and the demo can scale a game down.
+Tournament-level settings (group sizes T1, scoring T4) live with the tournament.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from bot.rules.errors import BadSettings
+
+
+class KillRule(StrEnum):
+    """N3: how the mafiosi's individual picks become one kill."""
+
+    UNANIMOUS = "unanimous"  # every mafioso who picked named the same player
+    MAJORITY = "majority"  # more than half of the mafiosi who picked named the player
+
+
+def _default_mafia_table() -> dict[int, int]:
+    # S2: 3 mafiosi for N <= 13, 4 for N >= 14. Smaller tables serve casual games only;
+    # the tournament minimum of 12 players keeps them out of tournament play.
+    table = {5: 1, 6: 1, 7: 2, 8: 2, 9: 2, 10: 3, 11: 3}
+    table.update(dict.fromkeys(range(12, 14), 3))
+    table.update(dict.fromkeys(range(14, 17), 4))
+    return table
+
+
+@dataclass(frozen=True)
+class GameSettings:
+    introduction_seconds: float = 30.0  # D1: Day 0, per player
+    round1_seconds: float = 60.0  # D3: round 1, per player
+    round2_seconds: float = 30.0  # D3: round 2, per player
+    defence_seconds: float = 60.0  # D5: per leader
+    vote_seconds: float = 30.0  # D6: the final vote stays open this long
+    last_word_seconds: float = 40.0  # D9
+    acquaintance_seconds: float = 60.0  # N1: Night 0
+    night_seconds: float = 60.0  # N4
+    kill_rule: KillRule = KillRule.UNANIMOUS  # N3
+    min_players: int = 12  # T1 / S2
+    max_players: int = 16
+    mafia_by_players: dict[int, int] = field(default_factory=_default_mafia_table)  # S2
+
+    def __post_init__(self) -> None:
+        timers = {
+            "introduction_seconds": self.introduction_seconds,
+            "round1_seconds": self.round1_seconds,
+            "round2_seconds": self.round2_seconds,
+            "defence_seconds": self.defence_seconds,
+            "vote_seconds": self.vote_seconds,
+            "last_word_seconds": self.last_word_seconds,
+            "acquaintance_seconds": self.acquaintance_seconds,
+            "night_seconds": self.night_seconds,
+        }
+        for name, seconds in timers.items():
+            if not seconds > 0:
+                raise BadSettings(f"{name} must be positive, got {seconds}")
+        if not 4 <= self.min_players <= self.max_players:
+            raise BadSettings(
+                "player bounds must satisfy 4 <= min <= max, "
+                f"got {self.min_players}..{self.max_players}"
+            )
+        for players in range(self.min_players, self.max_players + 1):
+            mafiosi = self.mafia_by_players.get(players)
+            if mafiosi is None:
+                raise BadSettings(f"the roles table has no entry for {players} players")
+            # The peaceful side (civilians and the Commissioner) must outnumber the mafia
+            # at the deal, or W1 would end the game before it starts.
+            if mafiosi < 1 or players - mafiosi <= mafiosi:
+                raise BadSettings(f"{mafiosi} mafiosi cannot play at a table of {players}")
+
+    def mafiosi_for(self, players: int) -> int:
+        return self.mafia_by_players[players]

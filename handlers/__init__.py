@@ -1,0 +1,1 @@
+"""Telegram handlers: one router per feature."""

@@ -1,0 +1,1 @@
+"""Storage on SQLite (aiosqlite)."""
