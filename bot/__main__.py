@@ -1,0 +1,50 @@
+"""`python -m bot run` runs the bot; `python -m bot demo` plays an offline sandbox game."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+
+from bot.config import load_config
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bot")
+    parser.add_argument("--config", type=Path, default=None, help="the TOML config file")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("run", help="run the bot (the sandbox demo when no token is configured)")
+    demo = sub.add_parser("demo", help="play a whole game in the offline sandbox")
+    demo.add_argument("--players", type=int, default=12)
+    demo.add_argument("--seed", type=int, default=1)
+    demo.add_argument("--lang", choices=("ru", "en"), default=None)
+    args = parser.parse_args(argv)
+
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    config = load_config(args.config)
+    from bot.demo import play_demo
+
+    if args.command == "run":
+        if config.bot.token is None:
+            print(
+                "No bot token configured (config.toml [bot] token, or MAFIA_BOT_TOKEN): "
+                "playing the offline sandbox demo instead.\n",
+                flush=True,
+            )
+            return asyncio.run(play_demo(config, 12, 1, config.bot.language, sys.stdout))
+        from bot.app import run_bot
+
+        asyncio.run(run_bot(config))
+        return 0
+    logging.getLogger().setLevel(logging.WARNING)
+    return asyncio.run(
+        play_demo(config, args.players, args.seed, args.lang or config.bot.language, sys.stdout)
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

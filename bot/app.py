@@ -1,0 +1,170 @@
+"""Wiring: the aiogram Bot and Dispatcher, storage, timers and the game service.
+
+`python -m bot run` builds everything here from the config, in `main()`, never at
+import time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from dataclasses import dataclass
+
+from aiogram import Bot, Dispatcher
+from aiogram.client.default import DefaultBotProperties
+from aiogram.client.session.aiohttp import AiohttpSession
+from aiogram.client.telegram import TelegramAPIServer
+from aiogram.enums import ParseMode
+from aiogram.types import (
+    BotCommand,
+    BotCommandScopeAllChatAdministrators,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    BotCommandScopeDefault,
+)
+
+from bot.clock import Clock, Timers
+from bot.config import Config
+from bot.i18n import LANGUAGES, Texts
+from bot.rules.settings import GameSettings
+from bot.sender import Sender
+from bot.service import GameService
+from handlers import get_routers
+from handlers.middleware import KnowTheSender
+from storage.db import Database
+from storage.repositories import Repositories
+
+log = logging.getLogger(__name__)
+
+GROUP_COMMANDS = ("help", "rules", "status", "newgame", "join", "leave", "pass", "nominate", "lang")
+HOST_COMMANDS = ("begin", "pause", "resume", "skip", "extend", "warn", "remove", "stop", "host")
+PRIVATE_COMMANDS = ("start", "help", "rules", "lang")
+
+
+def make_bot(token: str, api_server: str) -> Bot:
+    session = AiohttpSession(api=TelegramAPIServer.from_base(api_server))
+    return Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))
+
+
+def new_seed() -> str:
+    """S3: each game's secret seed, from a cryptographically secure source."""
+    return secrets.token_hex(16)
+
+
+@dataclass
+class App:
+    bot: Bot
+    dispatcher: Dispatcher
+    service: GameService
+    database: Database
+
+
+async def build_app(
+    bot: Bot,
+    database: Database,
+    clock: Clock,
+    timers: Timers,
+    texts: Texts,
+    casual_settings: GameSettings,
+    warning_seconds: float = 10.0,
+    seeds: object = new_seed,
+) -> App:
+    sender = Sender(bot, clock)
+    service = GameService(
+        Repositories.of(database),
+        clock,
+        timers,
+        texts,
+        sender,
+        casual_settings,
+        seeds if callable(seeds) else new_seed,
+        warning_seconds,
+    )
+    dispatcher = Dispatcher()
+    dispatcher["service"] = service
+    dispatcher.message.outer_middleware(KnowTheSender())
+    dispatcher.callback_query.outer_middleware(KnowTheSender())
+    dispatcher.include_routers(*get_routers())
+    return App(bot, dispatcher, service, database)
+
+
+async def set_command_menus(bot: Bot, texts: Texts) -> None:
+    """Command menus per scope: group members, group administrators, private chats."""
+
+    def commands(lang: str, names: tuple[str, ...]) -> list[BotCommand]:
+        return [BotCommand(command=n, description=texts(lang, f"commands.{n}")) for n in names]
+
+    for lang in (None, *LANGUAGES):
+        shown = lang or texts.default
+        await bot.set_my_commands(
+            commands(shown, GROUP_COMMANDS),
+            scope=BotCommandScopeAllGroupChats(),
+            language_code=lang,
+        )
+        await bot.set_my_commands(
+            commands(shown, GROUP_COMMANDS + HOST_COMMANDS),
+            scope=BotCommandScopeAllChatAdministrators(),
+            language_code=lang,
+        )
+        await bot.set_my_commands(
+            commands(shown, PRIVATE_COMMANDS),
+            scope=BotCommandScopeAllPrivateChats(),
+            language_code=lang,
+        )
+        await bot.set_my_commands(
+            commands(shown, PRIVATE_COMMANDS),
+            scope=BotCommandScopeDefault(),
+            language_code=lang,
+        )
+
+
+async def run_bot(config: Config) -> None:
+    """Long polling (or a webhook, as the config says) against the configured Bot API."""
+    from bot.clock import SchedulerTimers, WallClock
+
+    assert config.bot.token is not None
+    texts = Texts(config.bot.language)
+    bot = make_bot(config.bot.token.get_secret_value(), config.bot.api_server)
+    database = await Database.open(config.database_path)
+    timers = SchedulerTimers()
+    app = await build_app(
+        bot,
+        database,
+        WallClock(),
+        timers,
+        texts,
+        config.casual_settings(),
+        config.game.warning_seconds,
+    )
+    try:
+        await set_command_menus(bot, texts)
+        timers.start()
+        resumed = await app.service.rearm_all()
+        log.info("re-armed %d running games", resumed)
+        if config.bot.mode == "webhook":
+            await _serve_webhook(app, config)
+        else:
+            await app.dispatcher.start_polling(bot)
+    finally:
+        timers.shutdown()
+        await database.close()
+        await bot.session.close()
+
+
+async def _serve_webhook(app: App, config: Config) -> None:
+    from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
+    from aiohttp import web
+
+    assert config.bot.webhook_url is not None, "webhook mode needs [bot] webhook_url"
+    await app.bot.set_webhook(config.bot.webhook_url)
+    web_app = web.Application()
+    SimpleRequestHandler(dispatcher=app.dispatcher, bot=app.bot).register(web_app, path="/webhook")
+    setup_application(web_app, app.dispatcher, bot=app.bot)
+    runner = web.AppRunner(web_app)
+    await runner.setup()
+    await web.TCPSite(runner, config.bot.webhook_host, config.bot.webhook_port).start()
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()

@@ -1,0 +1,159 @@
+"""Time as data: a clock and timers the game service is given, never reads itself.
+
+Production runs on the wall clock and APScheduler. The demo and the tests run on a
+`VirtualClock`: nothing fires until the driver advances it, so a two-hour game plays
+in a second and the same seed always plays the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import time
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Protocol
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.date import DateTrigger
+
+# What a due timer calls: (kind, game_id, step). Jobs carry ids only, never live objects.
+TimerHandler = Callable[[str, int, int], Awaitable[None]]
+
+
+class Clock(Protocol):
+    def now(self) -> float: ...
+
+    async def sleep_until(self, when: float) -> None: ...
+
+
+class Timers(Protocol):
+    def set_handler(self, handler: TimerHandler) -> None: ...
+
+    def arm(self, kind: str, game_id: int, step: int, when: float) -> None:
+        """Arm job `<kind>:<game_id>` for `when`, replacing any older one of that id."""
+
+    def cancel(self, kind: str, game_id: int) -> None: ...
+
+
+def job_id(kind: str, game_id: int) -> str:
+    return f"{kind}:{game_id}"
+
+
+class WallClock:
+    def now(self) -> float:
+        return time.time()
+
+    async def sleep_until(self, when: float) -> None:
+        delay = when - time.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
+
+
+class SchedulerTimers:
+    """Timers on APScheduler 3: one date job per game and kind, re-armed from the database."""
+
+    def __init__(self, scheduler: AsyncIOScheduler | None = None) -> None:
+        self.scheduler = scheduler or AsyncIOScheduler(timezone=UTC)
+        self._handler: TimerHandler | None = None
+
+    def set_handler(self, handler: TimerHandler) -> None:
+        self._handler = handler
+
+    def start(self) -> None:
+        if not self.scheduler.running:
+            self.scheduler.start()
+
+    def shutdown(self) -> None:
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+
+    def arm(self, kind: str, game_id: int, step: int, when: float) -> None:
+        self.scheduler.add_job(
+            self._fire,
+            DateTrigger(run_date=datetime.fromtimestamp(when, tz=UTC)),
+            id=job_id(kind, game_id),
+            args=[kind, game_id, step],
+            replace_existing=True,
+            misfire_grace_time=None,  # a deadline that passed while we were down fires at once
+            coalesce=True,
+        )
+
+    def cancel(self, kind: str, game_id: int) -> None:
+        job = self.scheduler.get_job(job_id(kind, game_id))
+        if job is not None:
+            job.remove()
+
+    async def _fire(self, kind: str, game_id: int, step: int) -> None:
+        assert self._handler is not None
+        await self._handler(kind, game_id, step)
+
+
+class VirtualClock:
+    """A clock that moves only when told; sleepers and timers wake in time order."""
+
+    def __init__(self, start: float = 1_767_225_600.0) -> None:  # 2026-01-01 00:00 UTC
+        self._now = start
+        self._seq = itertools.count()
+        self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
+
+    def now(self) -> float:
+        return self._now
+
+    async def sleep_until(self, when: float) -> None:
+        if when <= self._now:
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._sleepers, (when, next(self._seq), future))
+        await future
+
+    def next_wake(self) -> float | None:
+        while self._sleepers and self._sleepers[0][2].done():
+            heapq.heappop(self._sleepers)  # cancelled sleeper
+        return self._sleepers[0][0] if self._sleepers else None
+
+    def set(self, when: float) -> None:
+        """Move to `when` (never backwards) and wake every sleeper that is due."""
+        self._now = max(self._now, when)
+        while self._sleepers and self._sleepers[0][0] <= self._now:
+            _, _, future = heapq.heappop(self._sleepers)
+            if not future.done():
+                future.set_result(None)
+
+
+class VirtualTimers:
+    """Timers on a VirtualClock: the driver fires what is due with `fire_due()`."""
+
+    def __init__(self, clock: VirtualClock) -> None:
+        self.clock = clock
+        self._jobs: dict[str, tuple[float, str, int, int]] = {}
+        self._handler: TimerHandler | None = None
+
+    def set_handler(self, handler: TimerHandler) -> None:
+        self._handler = handler
+
+    def arm(self, kind: str, game_id: int, step: int, when: float) -> None:
+        self._jobs[job_id(kind, game_id)] = (when, kind, game_id, step)
+
+    def cancel(self, kind: str, game_id: int) -> None:
+        self._jobs.pop(job_id(kind, game_id), None)
+
+    def next_due(self) -> float | None:
+        return min((job[0] for job in self._jobs.values()), default=None)
+
+    def pending(self) -> list[tuple[float, str, int, int]]:
+        return sorted(self._jobs.values())
+
+    async def fire_due(self) -> int:
+        """Run every job due at the clock's time, earliest first; return how many ran."""
+        assert self._handler is not None
+        due = sorted(
+            (job for key, job in self._jobs.items() if job[0] <= self.clock.now()),
+        )
+        for when, kind, game_id, step in due:
+            key = job_id(kind, game_id)
+            if self._jobs.get(key) == (when, kind, game_id, step):
+                del self._jobs[key]
+                await self._handler(kind, game_id, step)
+        return len(due)

@@ -1,0 +1,55 @@
+"""Translation catalogs: every text a person sees lives in bot/locales/<lang>.toml.
+
+Values are `str.format` templates. Anything user-supplied (nicks, titles) is escaped
+for HTML by the caller before it goes in, through `escape`.
+"""
+
+from __future__ import annotations
+
+import html
+import tomllib
+from importlib import resources
+from typing import Any
+
+LANGUAGES = ("ru", "en")
+DEFAULT_LANGUAGE = "ru"
+
+
+def escape(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
+def _flatten(prefix: str, table: dict[str, Any], out: dict[str, str]) -> None:
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            _flatten(f"{name}.", value, out)
+        else:
+            out[name] = str(value)
+
+
+def load_catalog(lang: str) -> dict[str, str]:
+    data = tomllib.loads(resources.files("bot.locales").joinpath(f"{lang}.toml").read_text())
+    flat: dict[str, str] = {}
+    _flatten("", data, flat)
+    return flat
+
+
+class Texts:
+    """All catalogs, loaded once at start-up and handed to whoever renders."""
+
+    def __init__(self, default: str = DEFAULT_LANGUAGE) -> None:
+        self.default = default
+        self.catalogs = {lang: load_catalog(lang) for lang in LANGUAGES}
+
+    def lang(self, wanted: str | None) -> str:
+        if wanted:
+            short = wanted.split("-")[0].lower()
+            if short in self.catalogs:
+                return short
+        return self.default
+
+    def __call__(self, lang: str, key: str, **values: Any) -> str:
+        catalog = self.catalogs.get(lang) or self.catalogs[self.default]
+        template = catalog.get(key) or self.catalogs[self.default][key]
+        return template.format(**values) if values else template

@@ -1,0 +1,312 @@
+"""Rendering: events in, messages out. A pure function, tested without Telegram.
+
+All events of one action become at most one new group message (plus the pinned
+seating at the deal), which keeps a game well inside Telegram's 20 messages a minute
+per group. Private messages go to the players the event concerns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from bot.callbacks import NightCb, SignCb, TurnCb, VoteCb
+from bot.i18n import Texts, escape
+from bot.rules.events import (
+    CardsDealt,
+    Cause,
+    CheckMade,
+    DayStarted,
+    Event,
+    Extended,
+    GameAborted,
+    GameOver,
+    KillPicked,
+    LeadersChosen,
+    LotDrawn,
+    NightEnded,
+    NightStarted,
+    NominationMade,
+    Paused,
+    Phase,
+    PlayerLeft,
+    Resumed,
+    SanctionGiven,
+    SeatsDrawn,
+    SpeechStarted,
+    VoteClosed,
+    VoteOpened,
+)
+from bot.rules.sheet import sheet
+from bot.rules.state import GameState
+
+
+@dataclass(frozen=True)
+class Button:
+    text: str
+    callback: str | None = None
+    url: str | None = None
+
+
+Keyboard = tuple[tuple[Button, ...], ...]
+
+
+@dataclass(frozen=True)
+class Post:
+    """A new message. `remember` keeps its id under a key, for a later Edit."""
+
+    chat_id: int
+    text: str
+    keyboard: Keyboard | None = None
+    protect: bool = False
+    pin: bool = False
+    remember: str | None = None
+    essential: bool = False  # the game depends on it: a role card, a night keyboard
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Append a line to a remembered message and replace its keyboard."""
+
+    chat_id: int
+    key: str
+    append: str
+    keyboard: Keyboard | None = None
+
+
+Outgoing = Post | Edit
+
+
+@dataclass(frozen=True)
+class Audience:
+    game_id: int
+    group_id: int
+    group_lang: str
+    user_langs: Mapping[int, str] = field(default_factory=dict)
+
+    def lang_of(self, user_id: int) -> str:
+        return self.user_langs.get(user_id, self.group_lang)
+
+
+def label(state: GameState, seat: int) -> str:
+    """How a player is named everywhere: `5 · Anna` (PRODUCT)."""
+    return f"{seat} · {escape(state.seats[seat].nick)}"
+
+
+def mention(state: GameState, seat: int) -> str:
+    return f'<a href="tg://user?id={state.seats[seat].user_id}">{label(state, seat)}</a>'
+
+
+def seat_buttons(state: GameState, seats: Sequence[int], make: CallbackMaker) -> list[Button]:
+    return [Button(f"{s} · {state.seats[s].nick}", make(s)) for s in seats]
+
+
+class CallbackMaker:
+    def __init__(self, kind: type[TurnCb] | type[VoteCb] | type[NightCb], game: int, step: int):
+        self.kind, self.game, self.step = kind, game, step
+
+    def __call__(self, target: int) -> str:
+        return self.kind(game=self.game, step=self.step, target=target).pack()
+
+
+def rows(buttons: Sequence[Button], width: int = 2) -> Keyboard:
+    return tuple(tuple(buttons[i : i + width]) for i in range(0, len(buttons), width))
+
+
+def render(
+    events: Sequence[Event], state: GameState, audience: Audience, t: Texts
+) -> list[Outgoing]:
+    """The messages that tell everybody what `events` did; `state` is the state after them."""
+    out: list[Outgoing] = []
+    lines: list[str] = []
+    keyboard: Keyboard | None = None
+    remember: str | None = None
+    g = audience.group_lang
+    gid = audience.game_id
+
+    def private(seat: int, key: str, kb: Keyboard | None = None, **values: object) -> None:
+        user = state.seats[seat].user_id
+        text = t(audience.lang_of(user), key, **values)
+        out.append(Post(user, text, kb, protect=True, essential=True))
+
+    for event in events:
+        match event:
+            case SeatsDrawn(seating=seating):
+                seats = "\n".join(label(state, a.seat) for a in seating)
+                text = t(g, "game.seating", game=gid, seats=seats, commitment=state.commitment)
+                out.append(Post(audience.group_id, text, pin=True))
+            case CardsDealt(roles=roles):
+                for seat, role in sorted(roles.items()):
+                    user = state.seats[seat].user_id
+                    lang = audience.lang_of(user)
+                    role_name = t(lang, f"role.{role.value}")
+                    text = t(lang, "role.card", seat=seat, role=role_name, game=gid)
+                    out.append(Post(user, text, protect=True, essential=True))
+            case DayStarted(day=day, first_speaker=first):
+                key = "day.zero" if day == 0 else "day.start"
+                lines.append(t(g, key, day=day, first=label(state, first)))
+            case SpeechStarted(step=step, phase=phase, seat=seat):
+                seconds = _seconds(state, phase)
+                lines.append(
+                    t(g, f"turn.{phase.value}", speaker=mention(state, seat), seconds=seconds)
+                )
+                make = CallbackMaker(TurnCb, gid, step)
+                buttons = [Button(t(g, "button.pass"), make(0))]
+                if phase is Phase.ROUND_2:
+                    targets = [s for s in state.living() if s != seat]
+                    lines.append(t(g, "turn.nominate_hint"))
+                    buttons += seat_buttons(state, targets, make)
+                keyboard, remember = rows(buttons), "turn"
+            case NominationMade(by=by, nominee=nominee):
+                make = CallbackMaker(TurnCb, gid, state.step)
+                line = t(g, "nomination.made", by=label(state, by), nominee=label(state, nominee))
+                pass_only = rows([Button(t(g, "button.pass"), make(0))])
+                out.append(Edit(audience.group_id, "turn", line, pass_only))
+            case LeadersChosen(leaders=leaders, tally=tally):
+                counts = ", ".join(f"{label(state, s)}: {n}" for s, n in tally.items())
+                names = ", ".join(label(state, s) for s in leaders)
+                lines.append(t(g, "vote.leaders", tally=counts, leaders=names))
+            case LotDrawn(seat=seat):
+                lines.append(t(g, "lot.drawn", player=label(state, seat)))
+            case VoteOpened(step=step, leaders=leaders):
+                make = CallbackMaker(VoteCb, gid, step)
+                buttons = seat_buttons(state, leaders, make)
+                buttons.append(Button(t(g, "button.abstain"), make(0)))
+                lines.append(t(g, "vote.open", seconds=_fmt(state.settings.vote_seconds)))
+                keyboard, remember = rows(buttons), "vote"
+            case VoteClosed(votes=votes, leaving=leaving):
+                ballots = "\n".join(
+                    t(g, "vote.ballot", voter=label(state, v), choice=label(state, c))
+                    if c is not None
+                    else t(g, "vote.abstained", voter=label(state, v))
+                    for v, c in sorted(votes.items())
+                )
+                if leaving:
+                    names = ", ".join(label(state, s) for s in leaving)
+                    lines.append(t(g, "vote.result", ballots=ballots, leaving=names))
+                else:
+                    lines.append(t(g, "vote.nobody", ballots=ballots))
+            case PlayerLeft(seat=seat, cause=cause) if not cause.gives_last_word:
+                key = "left.disqualified" if cause is Cause.DISQUALIFICATION else "left.removed"
+                lines.append(t(g, key, player=label(state, seat)))
+            case NightStarted(step=step, night=night, phase=phase):
+                _night(state, audience, t, step, night, phase, lines, private)
+            case CheckMade(by=by, target=target, is_mafia=is_mafia):
+                verdict = "night.check.mafia" if is_mafia else "night.check.civilian"
+                private(by, verdict, player=label(state, target))
+            case KillPicked(by=by, target=target):
+                for partner in state.living_mafia():
+                    if partner != by:
+                        private(
+                            partner,
+                            "night.kill.partner",
+                            by=label(state, by),
+                            target=label(state, target),
+                        )
+            case NightEnded(victim=victim):
+                if victim is None:
+                    lines.append(t(g, "morning.miss"))
+                else:
+                    lines.append(t(g, "morning.victim", player=label(state, victim)))
+            case Paused(remaining=remaining):
+                lines.append(t(g, "host.paused", seconds=_fmt(remaining)))
+            case Resumed():
+                lines.append(t(g, "host.resumed"))
+            case Extended(seconds=seconds):
+                lines.append(t(g, "host.extended", seconds=_fmt(seconds)))
+            case SanctionGiven(seat=seat, code=code, penalty=penalty):
+                lines.append(
+                    t(
+                        g,
+                        "sanction.given",
+                        player=label(state, seat),
+                        code=code.value if code else "—",
+                        penalty=t(g, f"penalty.{penalty.value}"),
+                    )
+                )
+            case GameOver(winner=winner, seed=seed):
+                lines.append(_result(state, g, t, winner.value, seed))
+                sign = SignCb(game=gid).pack()
+                keyboard, remember = ((Button(t(g, "button.sign"), sign),),), "sheet"
+            case GameAborted():
+                lines.append(t(g, "over.aborted"))
+            case _:
+                pass  # nothing to say: the next event's text covers it
+    if lines:
+        out.insert(
+            0 if not out or not isinstance(out[0], Post) or not out[0].pin else 1,
+            Post(audience.group_id, "\n\n".join(lines), keyboard, remember=remember),
+        )
+    return out
+
+
+def _night(
+    state: GameState,
+    audience: Audience,
+    t: Texts,
+    step: int,
+    night: int,
+    phase: Phase,
+    lines: list[str],
+    private: _Private,
+) -> None:
+    g = audience.group_lang
+    mafia = state.living_mafia()
+    commissioner = state.commissioner()
+    if phase is Phase.ACQUAINTANCE:
+        # N1: the mafiosi learn each other's numbers; the Commissioner meets the Host.
+        lines.append(t(g, "night.zero", seconds=_fmt(state.settings.acquaintance_seconds)))
+        partners = ", ".join(label(state, m) for m in mafia)
+        for m in mafia:
+            private(m, "night.zero.mafia", partners=partners)
+        if state.is_alive(commissioner):
+            private(commissioner, "night.zero.commissioner")
+        return
+    lines.append(t(g, "night.start", night=night, seconds=_fmt(state.settings.night_seconds)))
+    living = state.living()
+    if state.is_alive(commissioner):
+        make = CallbackMaker(NightCb, audience.game_id, step)
+        targets = [s for s in living if s != commissioner]
+        private(commissioner, "night.check.ask", rows(seat_buttons(state, targets, make), 3))
+    for m in mafia:
+        make = CallbackMaker(NightCb, audience.game_id, step)
+        private(m, "night.kill.ask", rows(seat_buttons(state, living, make), 3))
+
+
+class _Private(Protocol):
+    def __call__(
+        self, seat: int, key: str, kb: Keyboard | None = None, **values: object
+    ) -> None: ...
+
+
+def _result(state: GameState, lang: str, t: Texts, winner: str, seed: str) -> str:
+    table = "\n".join(
+        t(
+            lang,
+            "over.row",
+            player=label(state, row.seat),
+            role=t(lang, f"role.{row.role.value}"),
+            mark="🏆" if row.won else "·",
+        )
+        for row in sheet(state)
+    )
+    return t(lang, f"over.{winner}", sheet=table, seed=seed, commitment=state.commitment)
+
+
+def _seconds(state: GameState, phase: Phase) -> str:
+    s = state.settings
+    return _fmt(
+        {
+            Phase.INTRODUCTION: s.introduction_seconds,
+            Phase.ROUND_1: s.round1_seconds,
+            Phase.ROUND_2: s.round2_seconds,
+            Phase.DEFENCE: s.defence_seconds,
+            Phase.LAST_WORDS: s.last_word_seconds,
+        }[phase]
+    )
+
+
+def _fmt(seconds: float) -> str:
+    """Whole seconds without a trailing .0; scaled-down timers keep one decimal."""
+    return str(int(seconds)) if float(seconds).is_integer() else f"{seconds:.1f}"

@@ -1,0 +1,133 @@
+"""Delivering rendered messages through the Bot API, in order, within Telegram's pace.
+
+Telegram lets a bot post about 20 messages a minute in one group and about one a
+second in one private chat. Sends to the same chat are spaced accordingly on the
+injected clock, so a game whose players pass quickly still stays inside the limits.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from aiogram import Bot
+from aiogram.exceptions import (
+    TelegramBadRequest,
+    TelegramForbiddenError,
+    TelegramRetryAfter,
+)
+from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.clock import Clock
+from bot.render import Edit, Keyboard, Outgoing, Post
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+GROUP_SPACING = 60 / 20  # seconds between two messages to one group
+PRIVATE_SPACING = 1.0  # seconds between two messages to one private chat
+MAX_RETRIES = 5
+
+
+@dataclass
+class Remembered:
+    chat_id: int
+    message_id: int
+    text: str
+    keyboard: Keyboard | None
+
+
+@dataclass(frozen=True)
+class Undelivered:
+    """A message that could not reach a person (they never pressed Start, or blocked us)."""
+
+    chat_id: int
+    reason: str
+
+
+def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
+    if keyboard is None:
+        return None
+    return InlineKeyboardMarkup(
+        inline_keyboard=[
+            [InlineKeyboardButton(text=b.text, callback_data=b.callback, url=b.url) for b in row]
+            for row in keyboard
+        ]
+    )
+
+
+class Sender:
+    def __init__(self, bot: Bot, clock: Clock) -> None:
+        self.bot = bot
+        self.clock = clock
+        self._next_slot: dict[int, float] = {}
+        self.remembered: dict[tuple[int, str], Remembered] = {}
+
+    async def _pace(self, chat_id: int) -> None:
+        now = self.clock.now()
+        slot = self._next_slot.get(chat_id, now)
+        if slot > now:
+            await self.clock.sleep_until(slot)
+        spacing = GROUP_SPACING if chat_id < 0 else PRIVATE_SPACING
+        self._next_slot[chat_id] = max(slot, now) + spacing
+
+    async def deliver(self, game_id: int, items: Sequence[Outgoing]) -> list[Undelivered]:
+        failed: list[Undelivered] = []
+        for item in items:
+            try:
+                if isinstance(item, Post):
+                    await self._post(game_id, item)
+                else:
+                    await self._edit(game_id, item)
+            except TelegramForbiddenError as error:
+                failed.append(Undelivered(item.chat_id, error.message))
+            except TelegramBadRequest as error:
+                # A bad request is our bug or a vanished message; the game goes on.
+                log.warning("game %s: %s refused: %s", game_id, type(item).__name__, error)
+        return failed
+
+    async def _post(self, game_id: int, post: Post) -> None:
+        await self._pace(post.chat_id)
+        message = await self._retrying(
+            lambda: self.bot.send_message(
+                chat_id=post.chat_id,
+                text=post.text,
+                reply_markup=markup(post.keyboard),
+                protect_content=post.protect or None,
+            )
+        )
+        if post.remember:
+            self.remembered[(game_id, post.remember)] = Remembered(
+                post.chat_id, message.message_id, post.text, post.keyboard
+            )
+        if post.pin:
+            await self._retrying(
+                lambda: self.bot.pin_chat_message(
+                    chat_id=post.chat_id, message_id=message.message_id, disable_notification=True
+                )
+            )
+
+    async def _edit(self, game_id: int, edit: Edit) -> None:
+        old = self.remembered.get((game_id, edit.key))
+        if old is None:
+            return  # the message predates a restart; the next turn message says it all
+        old.text = f"{old.text}\n{edit.append}"
+        old.keyboard = edit.keyboard
+        await self._retrying(
+            lambda: self.bot.edit_message_text(
+                chat_id=old.chat_id,
+                message_id=old.message_id,
+                text=old.text,
+                reply_markup=markup(edit.keyboard),
+            )
+        )
+
+    async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
+        for _ in range(MAX_RETRIES):
+            try:
+                return await call()
+            except TelegramRetryAfter as error:
+                await self.clock.sleep_until(self.clock.now() + error.retry_after)
+        return await call()

@@ -1,0 +1,306 @@
+"""The game service: the one door between Telegram handlers and the rules core.
+
+A handler turns an update into a call here; the service applies it to the game
+under that game's lock, stores the new events and state in one transaction, arms
+the game's timers, and only then delivers what the events say. Different games
+proceed in parallel; actions on one game are serialized.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from bot.callbacks import SignCb
+from bot.clock import Clock, Timers
+from bot.i18n import Texts, escape
+from bot.render import Audience, Button, Edit, Post, label, render
+from bot.rules import engine
+from bot.rules.actions import Action, Timeout
+from bot.rules.codec import from_json, to_json
+from bot.rules.errors import GamePaused, StaleAction, TooEarly
+from bot.rules.events import Event, Player
+from bot.rules.protocol import entry_to_json, stamp, state_from_json, state_to_json
+from bot.rules.settings import GameSettings
+from bot.rules.state import GameState
+from bot.sender import Sender, Undelivered
+from storage.games import Game, GameStatus, LobbyPlayer
+from storage.protocol import NewEvent
+from storage.repositories import Repositories
+
+log = logging.getLogger(__name__)
+
+TURN, WARN = "turn", "warn"  # the two timers a game can have (job ids `turn:<game>`)
+
+
+@dataclass(frozen=True)
+class BeginOutcome:
+    started: bool
+    # Players the bot cannot write to yet: they never pressed Start, or blocked the bot.
+    unreachable: list[LobbyPlayer]
+    too_few: int | None = None  # set when the lobby is outside the settings' bounds
+
+
+class GameService:
+    def __init__(
+        self,
+        repos: Repositories,
+        clock: Clock,
+        timers: Timers,
+        texts: Texts,
+        sender: Sender,
+        casual_settings: GameSettings,
+        new_seed: Callable[[], str],
+        warning_seconds: float = 10.0,
+    ) -> None:
+        self.repos = repos
+        self.clock = clock
+        self.timers = timers
+        self.t = texts
+        self.sender = sender
+        self.casual_settings = casual_settings
+        self.new_seed = new_seed
+        self.warning_seconds = warning_seconds
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._states: dict[int, GameState] = {}
+        self._begin_requested: set[int] = set()
+        timers.set_handler(self.on_timer)
+
+    def lock(self, game_id: int) -> asyncio.Lock:
+        return self._locks.setdefault(game_id, asyncio.Lock())
+
+    # --- languages ----------------------------------------------------------------
+
+    async def chat_lang(self, chat_id: int) -> str:
+        chat = await self.repos.chats.get(chat_id)
+        return self.t.lang(chat.lang if chat else None)
+
+    async def user_lang(self, user_id: int, telegram_lang: str | None = None) -> str:
+        user = await self.repos.users.get(user_id)
+        return self.t.lang((user.lang if user else None) or telegram_lang)
+
+    async def audience(self, game: Game, state: GameState | None = None) -> Audience:
+        langs: dict[int, str] = {}
+        if state is not None:
+            for seat in state.seats.values():
+                langs[seat.user_id] = await self.user_lang(seat.user_id)
+        return Audience(game.game_id, game.chat_id, await self.chat_lang(game.chat_id), langs)
+
+    # --- games and state ------------------------------------------------------------
+
+    async def active_game(self, chat_id: int) -> Game | None:
+        return await self.repos.games.active_in_chat(chat_id)
+
+    async def state(self, game_id: int) -> GameState | None:
+        cached = self._states.get(game_id)
+        if cached is not None:
+            return cached
+        game = await self.repos.games.get(game_id)
+        if game is None or game.state_json is None:
+            return None
+        state = state_from_json(json.loads(game.state_json))
+        self._states[game_id] = state
+        return state
+
+    async def running_in_chat(self, chat_id: int) -> tuple[Game, GameState] | None:
+        game = await self.active_game(chat_id)
+        if game is None or game.status is not GameStatus.RUNNING:
+            return None
+        state = await self.state(game.game_id)
+        return (game, state) if state is not None else None
+
+    async def games_of_user(self, user_id: int) -> list[tuple[Game, GameState]]:
+        """Running games where the user has a seat (for private-chat actions)."""
+        found = []
+        for game in await self.repos.games.running():
+            state = await self.state(game.game_id)
+            if state is not None and state.seat_of(user_id) is not None:
+                found.append((game, state))
+        return found
+
+    # --- the lobby ------------------------------------------------------------------
+
+    async def open_lobby(self, chat_id: int, host_id: int) -> Game:
+        settings = json.dumps(to_json(self.casual_settings))
+        return await self.repos.games.create(
+            chat_id=chat_id, host_user_id=host_id, settings_json=settings, now=self.clock.now()
+        )
+
+    async def settings_of(self, game: Game) -> GameSettings:
+        settings: GameSettings = from_json(GameSettings, json.loads(game.settings_json))
+        return settings
+
+    async def join(self, game: Game, user_id: int, nick: str) -> bool:
+        settings = await self.settings_of(game)
+        players = await self.repos.lobby.players(game.game_id)
+        if len(players) >= settings.max_players:
+            return False
+        return await self.repos.lobby.join(game.game_id, user_id, nick=nick, now=self.clock.now())
+
+    async def unreachable(self, players: Sequence[LobbyPlayer]) -> list[LobbyPlayer]:
+        missing = []
+        for p in players:
+            user = await self.repos.users.get(p.user_id)
+            if user is None or not user.started or user.blocked:
+                missing.append(p)
+        return missing
+
+    async def begin(self, game: Game) -> BeginOutcome:
+        """The Host's /begin: the deal, if every player can be written to (S3)."""
+        async with self.lock(game.game_id):
+            game = await self.repos.games.get(game.game_id) or game
+            if game.status is not GameStatus.LOBBY:
+                return BeginOutcome(started=False, unreachable=[])
+            settings = await self.settings_of(game)
+            players = await self.repos.lobby.players(game.game_id)
+            if not settings.min_players <= len(players) <= settings.max_players:
+                return BeginOutcome(False, [], too_few=settings.min_players)
+            missing = await self.unreachable(players)
+            if missing:
+                # /begin waits: the deal happens as soon as the last of them presses Start.
+                self._begin_requested.add(game.game_id)
+                return BeginOutcome(False, missing)
+            self._begin_requested.discard(game.game_id)
+            now = self.clock.now()
+            state, events = engine.start_game(
+                game.game_id,
+                [Player(p.user_id, p.nick) for p in players],
+                settings,
+                self.new_seed(),
+                now,
+            )
+            async with self.repos.database.transaction():
+                await self.repos.games.set_status(game.game_id, GameStatus.RUNNING, now=now)
+                await self._store(game.game_id, state, events, now)
+            await self._after(game, state, events)
+            return BeginOutcome(True, [])
+
+    async def retry_waiting_begins(self, user_id: int) -> None:
+        """A player pressed Start: a /begin that waited for them may go ahead now."""
+        for game_id in sorted(self._begin_requested):
+            players = await self.repos.lobby.players(game_id)
+            game = await self.repos.games.get(game_id)
+            ours = game is not None and any(p.user_id == user_id for p in players)
+            if game is not None and ours and not await self.unreachable(players):
+                await self.begin(game)
+
+    # --- actions --------------------------------------------------------------------
+
+    async def act(self, game_id: int, action: Action) -> tuple[GameState, list[Event]]:
+        """Apply an action; RuleError propagates with nothing changed."""
+        async with self.lock(game_id):
+            game = await self.repos.games.get(game_id)
+            state = await self.state(game_id)
+            if game is None or state is None:
+                raise LookupError(f"no running game {game_id}")
+            now = self.clock.now()
+            new_state, events = engine.apply(state, action, now)
+            async with self.repos.database.transaction():
+                await self._store(game_id, new_state, events, now)
+                if new_state.finished:
+                    status = GameStatus.OVER if new_state.winner else GameStatus.ABORTED
+                    await self.repos.games.set_status(game_id, status, now=now)
+            await self._after(game, new_state, events)
+            return new_state, events
+
+    async def _store(
+        self, game_id: int, state: GameState, events: Sequence[Event], now: float
+    ) -> None:
+        batch = [NewEvent(e.at, json.dumps(entry_to_json(e))) for e in stamp(events, now)]
+        await self.repos.protocol.append(game_id, batch)
+        await self.repos.games.save_state(
+            game_id,
+            state_json=json.dumps(state_to_json(state)),
+            deadline=state.deadline,
+            now=now,
+        )
+        self._states[game_id] = state
+
+    async def _after(self, game: Game, state: GameState, events: Sequence[Event]) -> None:
+        self.arm(game.game_id, state)
+        out = render(events, state, await self.audience(game, state), self.t)
+        failed = await self.sender.deliver(game.game_id, out)
+        await self._report_undelivered(game, state, failed)
+
+    def arm(self, game_id: int, state: GameState) -> None:
+        """The game's timers follow its state: one for the deadline, one for the warning."""
+        if state.deadline is None:
+            self.timers.cancel(TURN, game_id)
+            self.timers.cancel(WARN, game_id)
+            return
+        self.timers.arm(TURN, game_id, state.step, state.deadline)
+        warn_at = state.deadline - self.warning_seconds
+        if state.in_speech and warn_at > self.clock.now():
+            self.timers.arm(WARN, game_id, state.step, warn_at)
+        else:
+            self.timers.cancel(WARN, game_id)
+
+    async def on_timer(self, kind: str, game_id: int, step: int) -> None:
+        try:
+            if kind == TURN:
+                await self.act(game_id, Timeout(step))
+            elif kind == WARN:
+                await self._warn(game_id, step)
+        except (StaleAction, GamePaused):
+            pass  # the turn moved on, or the Host paused it: nothing is due
+        except TooEarly:
+            state = await self.state(game_id)  # /extend moved the deadline: follow it
+            if state is not None:
+                self.arm(game_id, state)
+        except Exception:
+            log.exception("timer %s for game %s failed", kind, game_id)
+
+    async def _warn(self, game_id: int, step: int) -> None:
+        async with self.lock(game_id):
+            state = await self.state(game_id)
+            game = await self.repos.games.get(game_id)
+            if state is None or game is None or state.step != step or state.paused:
+                return
+            lang = await self.chat_lang(game.chat_id)
+            line = self.t(lang, "turn.warning", seconds=round(self.warning_seconds))
+            turn = self.sender.remembered.get((game_id, "turn"))
+            keyboard = turn.keyboard if turn else None
+            await self.sender.deliver(game_id, [Edit(game.chat_id, "turn", line, keyboard)])
+
+    async def _report_undelivered(
+        self, game: Game, state: GameState, failed: Sequence[Undelivered]
+    ) -> None:
+        if not failed:
+            return
+        lang = await self.chat_lang(game.chat_id)
+        names = []
+        for f in failed:
+            seat = state.seat_of(f.chat_id)
+            names.append(label(state, seat) if seat else str(f.chat_id))
+        text = self.t(lang, "host.undelivered", players=", ".join(sorted(set(names))))
+        await self.sender.deliver(game.game_id, [Post(game.chat_id, text)])
+
+    # --- the end --------------------------------------------------------------------
+
+    async def sign(self, game: Game, host_name: str) -> bool:
+        """T3: the Host signs the sheet; once only."""
+        key = f"signed:{game.game_id}"
+        if await self.repos.chat_settings.get(game.chat_id, key) is not None:
+            return False
+        await self.repos.chat_settings.set(game.chat_id, key, str(self.clock.now()))
+        lang = await self.chat_lang(game.chat_id)
+        text = self.t(lang, "over.signed", host=escape(host_name))
+        await self.sender.deliver(game.game_id, [Post(game.chat_id, text)])
+        return True
+
+    def sign_button(self, lang: str, game_id: int) -> Button:
+        return Button(self.t(lang, "button.sign"), SignCb(game=game_id).pack())
+
+    # --- start-up -------------------------------------------------------------------
+
+    async def rearm_all(self) -> int:
+        """Re-arm every running game's deadline; one that passed while down fires at once."""
+        games = await self.repos.games.running()
+        for game in games:
+            state = await self.state(game.game_id)
+            if state is not None:
+                self.arm(game.game_id, state)
+        return len(games)

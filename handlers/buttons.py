@@ -1,0 +1,44 @@
+"""What every game button shares: the game, the step it was made for, the presser's seat."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from aiogram.types import CallbackQuery
+
+from bot.rules.actions import PlayerAction
+from bot.rules.errors import RuleError
+from bot.rules.state import GameState
+from bot.service import GameService
+
+
+async def press(
+    query: CallbackQuery,
+    game_id: int,
+    step: int,
+    service: GameService,
+    lang: str,
+    build: Callable[[int, GameState], PlayerAction],
+) -> GameState | None:
+    """Apply the button's action for the presser's seat; answer with an alert if refused.
+
+    Returns the state after the action, or None when it was refused (and answered).
+    """
+    state = await service.state(game_id)
+    refusal: str | None = None
+    seat = state.seat_of(query.from_user.id) if state is not None else None
+    if state is None or state.finished:
+        refusal = "error.game_finished"
+    elif step != state.step:
+        refusal = "error.stale"  # a button left from an earlier turn or phase
+    elif seat is None:
+        refusal = "error.not_a_player"
+    if refusal is not None or state is None or seat is None:
+        await query.answer(service.t(lang, refusal or "error.rule"), show_alert=True)
+        return None
+    try:
+        new_state, _ = await service.act(game_id, build(seat, state))
+    except RuleError as error:
+        await query.answer(service.t(lang, f"error.{error.code}"), show_alert=True)
+        return None
+    return new_state

@@ -1,0 +1,83 @@
+"""Everybody's commands: /start, /help, /rules, /status, /lang."""
+
+from __future__ import annotations
+
+from aiogram import F, Router
+from aiogram.filters import Command, CommandObject, CommandStart
+from aiogram.types import Message
+
+from bot.i18n import LANGUAGES
+from bot.render import label
+from bot.service import GameService
+from handlers.lobby import join_from_private
+
+router = Router(name="common")
+
+
+@router.message(CommandStart(), F.chat.type == "private")
+async def start(message: Message, command: CommandObject, service: GameService, lang: str) -> None:
+    assert message.from_user is not None
+    user_id = message.from_user.id
+    await service.repos.users.set_started(user_id, True)
+    await service.repos.users.set_blocked(user_id, False)
+    payload = command.args or ""
+    if payload.startswith("join_") and payload[5:].isdigit():
+        await join_from_private(message, int(payload[5:]), service, lang)
+        return
+    await message.answer(service.t(lang, "common.welcome"))
+    await service.retry_waiting_begins(user_id)
+
+
+@router.message(Command("help"))
+async def help_(message: Message, service: GameService, lang: str) -> None:
+    key = "common.help_private" if message.chat.type == "private" else "common.help_group"
+    await message.answer(service.t(lang, key))
+
+
+@router.message(Command("rules"))
+async def rules(message: Message, service: GameService, lang: str) -> None:
+    await message.answer(service.t(lang, "common.rules"))
+
+
+@router.message(Command("status"))
+async def status(message: Message, service: GameService, lang: str) -> None:
+    t = service.t
+    running = await service.running_in_chat(message.chat.id)
+    if running is None:
+        game = await service.active_game(message.chat.id)
+        key = "status.lobby" if game is not None else "status.none"
+        await message.answer(t(lang, key))
+        return
+    _, state = running
+    left = state.paused_remaining
+    if left is None and state.deadline is not None:
+        left = max(0.0, state.deadline - service.clock.now())
+    speaker = label(state, state.speaker) if state.speaker else "—"
+    await message.answer(
+        t(
+            lang,
+            "status.running",
+            day=state.day,
+            phase=t(lang, f"phase.{state.phase.value}"),
+            speaker=speaker,
+            seconds=int(left or 0),
+            paused=t(lang, "status.paused") if state.paused else "",
+            living=", ".join(str(s) for s in state.living()),
+        )
+    )
+
+
+@router.message(Command("lang"))
+async def set_lang(
+    message: Message, command: CommandObject, service: GameService, lang: str
+) -> None:
+    wanted = (command.args or "").strip().lower()
+    if wanted not in LANGUAGES:
+        await message.answer(service.t(lang, "common.lang_usage", languages=", ".join(LANGUAGES)))
+        return
+    if message.chat.type == "private":
+        assert message.from_user is not None
+        await service.repos.users.set_lang(message.from_user.id, wanted)
+    else:
+        await service.repos.chats.set_lang(message.chat.id, wanted)
+    await message.answer(service.t(wanted, "common.lang_set"))

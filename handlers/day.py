@@ -1,0 +1,61 @@
+"""The day: the speaker's /pass and button, nominations by button or /nominate (D3, D10)."""
+
+from __future__ import annotations
+
+from aiogram import F, Router
+from aiogram.filters import Command, CommandObject
+from aiogram.types import CallbackQuery, Message
+
+from bot.callbacks import TurnCb
+from bot.rules.actions import Nominate, Pass, PlayerAction
+from bot.rules.errors import RuleError
+from bot.service import GameService
+from handlers.buttons import press
+
+router = Router(name="day")
+
+
+@router.callback_query(TurnCb.filter())
+async def turn_button(
+    query: CallbackQuery, callback_data: TurnCb, service: GameService, lang: str
+) -> None:
+    target = callback_data.target
+
+    def build(seat: int, _: object) -> PlayerAction:
+        return Pass(seat) if target == 0 else Nominate(seat, target)
+
+    if await press(query, callback_data.game, callback_data.step, service, lang, build):
+        await query.answer()
+
+
+async def _command(message: Message, service: GameService, lang: str, target: int | None) -> None:
+    running = await service.running_in_chat(message.chat.id)
+    if running is None or message.from_user is None:
+        await message.reply(service.t(lang, "host.no_game"))
+        return
+    game, state = running
+    seat = state.seat_of(message.from_user.id)
+    if seat is None:
+        await message.reply(service.t(lang, "error.not_a_player"))
+        return
+    action: PlayerAction = Pass(seat) if target is None else Nominate(seat, target)
+    try:
+        await service.act(game.game_id, action)
+    except RuleError as error:
+        await message.reply(service.t(lang, f"error.{error.code}"))
+
+
+@router.message(Command("pass"), F.chat.type.in_({"group", "supergroup"}))
+async def pass_turn(message: Message, service: GameService, lang: str) -> None:
+    await _command(message, service, lang, None)
+
+
+@router.message(Command("nominate"), F.chat.type.in_({"group", "supergroup"}))
+async def nominate(
+    message: Message, command: CommandObject, service: GameService, lang: str
+) -> None:
+    arg = (command.args or "").strip()
+    if not (arg.isdigit() and len(arg) <= 3):
+        await message.reply(service.t(lang, "day.nominate_usage"))
+        return
+    await _command(message, service, lang, int(arg))

@@ -1,0 +1,245 @@
+"""The Host's commands in the group. Anyone else gets a polite refusal.
+
+/begin /pause /resume /skip /extend /warn /remove /stop /host. The host-only
+handlers sit behind one router-level filter; `refuse` catches the same commands
+from everybody else.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiogram import Bot, F, Router
+from aiogram.filters import Command, CommandObject, Filter
+from aiogram.types import CallbackQuery, Message
+
+from bot.callbacks import SanctionCb, SignCb
+from bot.render import Button, Post, label
+from bot.rules.actions import Action, Extend, Pause, Resume, Sanction, Skip, Stop
+from bot.rules.errors import RuleError
+from bot.rules.sanctions import Offence, Penalty, VCode, penalty_for
+from bot.sender import markup
+from bot.service import GameService
+from storage.games import GameStatus
+
+HOST_COMMANDS = ("begin", "pause", "resume", "skip", "extend", "warn", "remove", "stop", "host")
+
+router = Router(name="host")
+refusals = Router(name="host-refusals")
+
+
+class IsHost(Filter):
+    """The sender is the Host of the chat's active game."""
+
+    async def __call__(self, message: Message, service: GameService) -> bool | dict[str, Any]:
+        if message.from_user is None:
+            return False
+        game = await service.active_game(message.chat.id)
+        if game is None or game.host_user_id != message.from_user.id:
+            return False
+        return {"game": game}
+
+
+router.message.filter(F.chat.type.in_({"group", "supergroup"}), IsHost())
+
+
+async def _act(message: Message, service: GameService, lang: str, action: Action) -> None:
+    running = await service.running_in_chat(message.chat.id)
+    if running is None:
+        await message.answer(service.t(lang, "host.no_game"))
+        return
+    try:
+        await service.act(running[0].game_id, action)
+    except RuleError as error:
+        await message.answer(service.t(lang, f"error.{error.code}"))
+
+
+@router.message(Command("begin"))
+async def begin(message: Message, bot: Bot, service: GameService, lang: str, game: Any) -> None:
+    if game.status is not GameStatus.LOBBY:
+        await message.answer(service.t(lang, "host.already_running"))
+        return
+    outcome = await service.begin(game)
+    if outcome.too_few is not None:
+        players = await service.repos.lobby.players(game.game_id)
+        settings = await service.settings_of(game)
+        await message.answer(
+            service.t(
+                lang,
+                "lobby.count",
+                count=len(players),
+                min=settings.min_players,
+                max=settings.max_players,
+            )
+        )
+    elif outcome.unreachable:
+        me = await bot.me()
+        names = ", ".join(
+            f'<a href="tg://user?id={p.user_id}">{p.nick}</a>' for p in outcome.unreachable
+        )
+        link = f"https://t.me/{me.username}?start=join_{game.game_id}"
+        await bot.send_message(
+            message.chat.id,
+            service.t(lang, "lobby.unreachable", players=names),
+            reply_markup=markup(((Button(service.t(lang, "button.start"), url=link),),)),
+        )
+
+
+@router.message(Command("pause"))
+async def pause(message: Message, service: GameService, lang: str) -> None:
+    await _act(message, service, lang, Pause())
+
+
+@router.message(Command("resume"))
+async def resume(message: Message, service: GameService, lang: str) -> None:
+    await _act(message, service, lang, Resume())
+
+
+@router.message(Command("skip"))
+async def skip(message: Message, service: GameService, lang: str) -> None:
+    await _act(message, service, lang, Skip())
+
+
+@router.message(Command("extend"))
+async def extend(message: Message, command: CommandObject, service: GameService, lang: str) -> None:
+    seconds = _number(command.args)
+    if seconds is None or not 0 < seconds <= 600:
+        await message.answer(service.t(lang, "host.extend_usage"))
+        return
+    await _act(message, service, lang, Extend(float(seconds)))
+
+
+@router.message(Command("stop"))
+async def stop(message: Message, service: GameService, lang: str, game: Any) -> None:
+    if game.status is GameStatus.LOBBY:
+        await service.repos.games.set_status(
+            game.game_id, GameStatus.ABORTED, now=service.clock.now()
+        )
+        await message.answer(service.t(lang, "over.aborted"))
+        return
+    await _act(message, service, lang, Stop())
+
+
+@router.message(Command("remove"))
+async def remove(message: Message, command: CommandObject, service: GameService, lang: str) -> None:
+    seat = _number(command.args)
+    running = await service.running_in_chat(message.chat.id)
+    if running is None:
+        await message.answer(service.t(lang, "host.no_game"))
+        return
+    if seat is None or seat not in running[1].seats:
+        await message.answer(service.t(lang, "host.remove_usage"))
+        return
+    await _act(message, service, lang, Sanction(seat, Penalty.REMOVAL_FROM_GAME))
+
+
+@router.message(Command("warn"))
+async def warn(message: Message, command: CommandObject, service: GameService, lang: str) -> None:
+    """RULES V: the bot proposes the sanction from the player's record; the Host confirms."""
+    running = await service.running_in_chat(message.chat.id)
+    if running is None:
+        await message.answer(service.t(lang, "host.no_game"))
+        return
+    game, state = running
+    parts = (command.args or "").split()
+    seat = _number(parts[0]) if parts else None
+    code = parts[1].upper() if len(parts) > 1 else ""
+    if seat is None or seat not in state.seats or code not in VCode.__members__:
+        await message.answer(service.t(lang, "host.warn_usage"))
+        return
+    vcode = VCode(code)
+    # A casual game's record is this game's own (RULES V interpretation).
+    record = [
+        Offence(s.code, game.game_id, s.penalty)
+        for s in state.sanctions
+        if s.seat == seat and s.code is not None
+    ]
+    penalty = penalty_for(vcode, record, game.game_id)
+    text = service.t(
+        lang,
+        "sanction.proposed",
+        player=label(state, seat),
+        code=code,
+        penalty=service.t(lang, f"penalty.{penalty.value}"),
+    )
+    confirm = SanctionCb(game=game.game_id, seat=seat, code=code, penalty=penalty.value).pack()
+    cancel = SanctionCb(game=game.game_id, seat=seat, code=code, penalty="").pack()
+    keyboard = (
+        (
+            Button(service.t(lang, "button.confirm"), confirm),
+            Button(service.t(lang, "button.cancel"), cancel),
+        ),
+    )
+    await service.sender.deliver(game.game_id, [Post(message.chat.id, text, keyboard)])
+
+
+@router.message(Command("host"))
+async def hand_over(
+    message: Message, command: CommandObject, service: GameService, lang: str, game: Any
+) -> None:
+    """Hand the game to another member: reply to their message, or name their @username."""
+    target_id: int | None = None
+    target_name = ""
+    if message.reply_to_message is not None and message.reply_to_message.from_user is not None:
+        who = message.reply_to_message.from_user
+        if not who.is_bot:
+            target_id, target_name = who.id, who.first_name
+    elif command.args and command.args.strip().startswith("@"):
+        user = await service.repos.users.by_username(command.args.strip()[1:])
+        if user is not None:
+            target_id, target_name = user.user_id, user.first_name
+    if target_id is None:
+        await message.answer(service.t(lang, "host.host_usage"))
+        return
+    await service.repos.games.set_host(game.game_id, target_id, now=service.clock.now())
+    link = f'<a href="tg://user?id={target_id}">{target_name}</a>'
+    await message.answer(service.t(lang, "host.handed_over", host=link))
+
+
+@refusals.message(Command(*HOST_COMMANDS), F.chat.type.in_({"group", "supergroup"}))
+async def refuse(message: Message, service: GameService, lang: str) -> None:
+    game = await service.active_game(message.chat.id)
+    await message.answer(service.t(lang, "host.only_host" if game else "host.no_game"))
+
+
+sanction_router = Router(name="host-buttons")
+
+
+@sanction_router.callback_query(SanctionCb.filter())
+async def confirm_sanction(
+    query: CallbackQuery, callback_data: SanctionCb, service: GameService, lang: str
+) -> None:
+    game = await service.repos.games.get(callback_data.game)
+    if game is None or game.host_user_id != query.from_user.id:
+        await query.answer(service.t(lang, "host.only_host"), show_alert=True)
+        return
+    if not callback_data.penalty:
+        await query.answer(service.t(lang, "sanction.cancelled"))
+        return
+    action = Sanction(callback_data.seat, Penalty(callback_data.penalty), VCode(callback_data.code))
+    try:
+        await service.act(game.game_id, action)
+    except (RuleError, LookupError) as error:
+        code = error.code if isinstance(error, RuleError) else "game_finished"
+        await query.answer(service.t(lang, f"error.{code}"), show_alert=True)
+        return
+    await query.answer()
+
+
+@sanction_router.callback_query(SignCb.filter())
+async def sign(
+    query: CallbackQuery, callback_data: SignCb, service: GameService, lang: str
+) -> None:
+    game = await service.repos.games.get(callback_data.game)
+    if game is None or game.host_user_id != query.from_user.id:
+        await query.answer(service.t(lang, "host.only_host"), show_alert=True)
+        return
+    if not await service.sign(game, query.from_user.first_name):
+        await query.answer(service.t(lang, "over.already_signed"), show_alert=True)
+        return
+    await query.answer()
+
+
+def _number(text: str | None) -> int | None:
+    text = (text or "").strip()
+    return int(text) if text.isdigit() and len(text) <= 6 else None

@@ -1,0 +1,140 @@
+"""The lobby: /newgame with the rights check, Join by deep link or /join, /leave."""
+
+from __future__ import annotations
+
+from aiogram import Bot, F, Router
+from aiogram.filters import Command
+from aiogram.types import ChatMemberAdministrator, ChatMemberOwner, Message
+
+from bot.i18n import escape
+from bot.render import Button
+from bot.sender import markup
+from bot.service import GameService
+from storage.errors import ActiveGameExistsError
+from storage.games import Game, GameStatus
+
+router = Router(name="lobby")
+
+# PRODUCT: the bot needs these rights to run a game in a group.
+REQUIRED_RIGHTS = (
+    "can_delete_messages",
+    "can_restrict_members",
+    "can_pin_messages",
+    "can_invite_users",
+)
+
+
+async def missing_rights(bot: Bot, chat_id: int) -> list[str]:
+    me = await bot.me()
+    member = await bot.get_chat_member(chat_id, me.id)
+    if isinstance(member, ChatMemberOwner):
+        return []
+    if not isinstance(member, ChatMemberAdministrator):
+        return list(REQUIRED_RIGHTS)
+    return [right for right in REQUIRED_RIGHTS if not getattr(member, right)]
+
+
+async def lobby_view(service: GameService, game: Game, bot: Bot) -> tuple[str, Button]:
+    lang = await service.chat_lang(game.chat_id)
+    players = await service.repos.lobby.players(game.game_id)
+    settings = await service.settings_of(game)
+    host = await service.repos.users.get(game.host_user_id)
+    names = "\n".join(f"{i}. {escape(p.nick)}" for i, p in enumerate(players, 1)) or "—"
+    text = service.t(
+        lang,
+        "lobby.text",
+        game=game.game_id,
+        host=escape(host.first_name if host else "?"),
+        count=len(players),
+        min=settings.min_players,
+        max=settings.max_players,
+        players=names,
+    )
+    me = await bot.me()
+    link = f"https://t.me/{me.username}?start=join_{game.game_id}"
+    return text, Button(service.t(lang, "button.join"), url=link)
+
+
+async def refresh_lobby(service: GameService, game: Game, bot: Bot) -> None:
+    if game.lobby_message_id is None:
+        return
+    text, button = await lobby_view(service, game, bot)
+    await bot.edit_message_text(
+        chat_id=game.chat_id,
+        message_id=game.lobby_message_id,
+        text=text,
+        reply_markup=markup(((button,),)),
+    )
+
+
+@router.message(Command("newgame"), F.chat.type.in_({"group", "supergroup"}))
+async def newgame(message: Message, bot: Bot, service: GameService, lang: str) -> None:
+    assert message.from_user is not None
+    missing = await missing_rights(bot, message.chat.id)
+    if missing:
+        rights = ", ".join(service.t(lang, f"rights.{r}") for r in missing)
+        await message.answer(service.t(lang, "lobby.missing_rights", rights=rights))
+        return
+    try:
+        game = await service.open_lobby(message.chat.id, message.from_user.id)
+    except ActiveGameExistsError:
+        await message.answer(service.t(lang, "lobby.exists"))
+        return
+    text, button = await lobby_view(service, game, bot)
+    sent = await bot.send_message(message.chat.id, text, reply_markup=markup(((button,),)))
+    await service.repos.games.set_lobby_message(
+        game.game_id, sent.message_id, now=service.clock.now()
+    )
+
+
+async def join_from_private(
+    message: Message, game_id: int, service: GameService, lang: str
+) -> None:
+    """The Join deep link lands here: the player has pressed Start, so we can write to them."""
+    assert message.from_user is not None and message.bot is not None
+    game = await service.repos.games.get(game_id)
+    if game is None or game.status is not GameStatus.LOBBY:
+        await message.answer(service.t(lang, "lobby.closed"))
+        return
+    nick = message.from_user.first_name
+    joined = await service.join(game, message.from_user.id, nick)
+    chat = await service.repos.chats.get(game.chat_id)
+    title = escape(chat.title or "") if chat else ""
+    if not joined:
+        players = await service.repos.lobby.players(game_id)
+        key = (
+            "lobby.already"
+            if any(p.user_id == message.from_user.id for p in players)
+            else "lobby.full"
+        )
+        await message.answer(service.t(lang, key, title=title))
+    else:
+        await message.answer(service.t(lang, "lobby.joined", title=title, game=game_id))
+        await refresh_lobby(service, game, message.bot)
+    await service.retry_waiting_begins(message.from_user.id)
+
+
+@router.message(Command("join"), F.chat.type.in_({"group", "supergroup"}))
+async def join_in_group(message: Message, bot: Bot, service: GameService, lang: str) -> None:
+    assert message.from_user is not None
+    game = await service.active_game(message.chat.id)
+    if game is None or game.status is not GameStatus.LOBBY:
+        await message.answer(service.t(lang, "lobby.none"))
+        return
+    if await service.join(game, message.from_user.id, message.from_user.first_name):
+        await refresh_lobby(service, game, bot)
+    else:
+        await message.answer(service.t(lang, "lobby.cannot_join"))
+
+
+@router.message(Command("leave"), F.chat.type.in_({"group", "supergroup"}))
+async def leave(message: Message, bot: Bot, service: GameService, lang: str) -> None:
+    assert message.from_user is not None
+    game = await service.active_game(message.chat.id)
+    if game is None or game.status is not GameStatus.LOBBY:
+        await message.answer(service.t(lang, "lobby.none"))
+        return
+    if await service.repos.lobby.leave(game.game_id, message.from_user.id):
+        await refresh_lobby(service, game, bot)
+    else:
+        await message.answer(service.t(lang, "lobby.not_in"))

@@ -1,0 +1,71 @@
+"""The night in private: the Commissioner's check, the mafia's picks and their relay (N1-N3)."""
+
+from __future__ import annotations
+
+from aiogram import F, Router
+from aiogram.types import CallbackQuery, Message
+
+from bot.callbacks import NightCb
+from bot.i18n import escape
+from bot.render import Post, label
+from bot.rules.actions import Check, Kill, PlayerAction
+from bot.rules.events import Phase
+from bot.rules.roles import Role
+from bot.rules.state import GameState
+from bot.service import GameService
+from handlers.buttons import press
+
+router = Router(name="night")
+RELAY_LIMIT = 3500
+
+
+@router.callback_query(NightCb.filter())
+async def night_button(
+    query: CallbackQuery, callback_data: NightCb, service: GameService, lang: str
+) -> None:
+    target = callback_data.target
+
+    def build(seat: int, state: GameState) -> PlayerAction:
+        if state.roles[seat] is Role.COMMISSIONER:
+            return Check(seat, target)
+        return Kill(seat, target)  # the core refuses anyone who is not a living mafioso
+
+    before = await service.state(callback_data.game)
+    state = await press(query, callback_data.game, callback_data.step, service, lang, build)
+    if state is None or before is None:
+        return
+    seat = before.seat_of(query.from_user.id)
+    key = (
+        "night.check.accepted"
+        if seat and before.roles[seat] is Role.COMMISSIONER
+        else ("night.kill.accepted")
+    )
+    await query.answer(
+        service.t(lang, key, player=label(state, target), target=label(state, target))
+    )
+
+
+@router.message(F.chat.type == "private", F.text, ~F.text.startswith("/"))
+async def relay(message: Message, service: GameService, lang: str) -> None:
+    """N1, N3: what a living mafioso writes to the bot at night goes to the other mafiosi."""
+    assert message.from_user is not None and message.text is not None
+    for game, state in await service.games_of_user(message.from_user.id):
+        seat = state.seat_of(message.from_user.id)
+        if seat is None or not state.is_alive(seat) or state.roles[seat] is not Role.MAFIA:
+            continue
+        if state.phase not in (Phase.ACQUAINTANCE, Phase.NIGHT) or state.paused:
+            await message.answer(service.t(lang, "night.relay.closed"))
+            return
+        posts = []
+        for partner in state.living_mafia():
+            if partner == seat:
+                continue
+            user_id = state.seats[partner].user_id
+            partner_lang = await service.user_lang(user_id)
+            # A relay must still fit Telegram's 4096 characters with its prefix.
+            said = escape(message.text[:RELAY_LIMIT])
+            text = service.t(partner_lang, "night.relay", by=label(state, seat), text=said)
+            posts.append(Post(user_id, text, protect=True))
+        await service.sender.deliver(game.game_id, posts)
+        return
+    await message.answer(service.t(lang, "common.private_hint"))

@@ -1,0 +1,33 @@
+"""The final vote's buttons (D6): one vote per living player, final, open."""
+
+from __future__ import annotations
+
+from aiogram import Router
+from aiogram.types import CallbackQuery
+
+from bot.callbacks import VoteCb
+from bot.render import label
+from bot.rules.actions import PlayerAction, Vote
+from bot.rules.state import GameState
+from bot.service import GameService
+from handlers.buttons import press
+
+router = Router(name="vote")
+
+
+@router.callback_query(VoteCb.filter())
+async def vote_button(
+    query: CallbackQuery, callback_data: VoteCb, service: GameService, lang: str
+) -> None:
+    choice = callback_data.target or None  # 0 is the Abstain button
+
+    def build(seat: int, _: GameState) -> PlayerAction:
+        return Vote(seat, choice)
+
+    state = await press(query, callback_data.game, callback_data.step, service, lang, build)
+    if state is None:
+        return
+    if choice is None:
+        await query.answer(service.t(lang, "vote.abstain_accepted"))
+    else:
+        await query.answer(service.t(lang, "vote.accepted", choice=label(state, choice)))

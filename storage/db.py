@@ -1,0 +1,216 @@
+"""One SQLite connection shared by the whole bot, with explicit transactions.
+
+The bot must never tell a person something it has not yet stored: it appends the
+game's events, saves its state and marks the Telegram update processed in one
+transaction, commits, and only then answers. `Database.transaction` is that unit.
+
+A single aiosqlite connection serves every coroutine, so a transaction holds an
+`asyncio.Lock` for its whole duration: otherwise another coroutine's statement would
+run inside it, and be committed or rolled back with it. Statements outside a
+transaction take the same lock, so they never see another coroutine's uncommitted
+writes. The task that holds the transaction may nest further `transaction()` blocks;
+they become savepoints, so a failing inner block is undone without ending the outer.
+A task that the holder spawns is not the holder: if the holder waits for it while it
+uses the database, both wait forever.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from types import TracebackType
+from typing import Self, TypeAlias
+
+import aiosqlite
+
+from storage.errors import StorageError
+from storage.migrations import MIGRATIONS, Migration, apply_migrations
+
+# What a statement parameter may be: the types SQLite stores without adapters.
+SqlValue: TypeAlias = int | float | str | bytes | None
+
+# STRICT tables (3.37), RETURNING (3.35) and the built-in JSON functions (3.38).
+MIN_SQLITE_VERSION = (3, 38, 0)
+
+
+class Database:
+    """The bot's database: one connection, serialized transactions, schema kept current."""
+
+    def __init__(self, connection: aiosqlite.Connection) -> None:
+        """Wrap an open connection; use `Database.open`, which also configures and migrates."""
+        self._connection = connection
+        self._lock = asyncio.Lock()
+        self._holder: asyncio.Task[object] | None = None
+        self._savepoints = 0
+
+    @classmethod
+    async def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        busy_timeout: float = 5.0,
+        migrations: Sequence[Migration] = MIGRATIONS,
+    ) -> Self:
+        """Open (creating if needed) the database file at `path` and bring its schema up to date.
+
+        `path` must name a file: WAL, which lets a backup read while the bot writes,
+        does not exist for an in-memory database, so ":memory:" is refused.
+        `busy_timeout` (seconds) is how long a write waits for another process holding
+        the file (a backup, the sqlite3 shell) before failing. `migrations` exists so
+        that tests can build a database as an older version of the code left it.
+        Raises `SchemaTooNewError` for a database written by newer code.
+        """
+        if sqlite3.sqlite_version_info < MIN_SQLITE_VERSION:
+            raise StorageError(
+                f"SQLite {sqlite3.sqlite_version} is too old: "
+                f"{'.'.join(map(str, MIN_SQLITE_VERSION))} or newer is needed"
+            )
+        # isolation_level=None: the sqlite3 module opens no transactions behind our back;
+        # every transaction is the explicit BEGIN IMMEDIATE of `transaction()`.
+        connection = await aiosqlite.connect(os.fspath(path), isolation_level=None)
+        try:
+            connection.row_factory = aiosqlite.Row
+            await _configure(connection, busy_timeout)
+            database = cls(connection)
+            await apply_migrations(database, migrations)
+            # Only now: migrations run with foreign keys off (a table rebuild drops and
+            # renames tables) and check the keys themselves before committing.
+            await _pragma(connection, "foreign_keys = ON")
+            if await _pragma(connection, "foreign_keys") != 1:
+                raise StorageError("this SQLite build cannot enforce foreign keys")
+        except BaseException:
+            await connection.close()
+            raise
+        return database
+
+    async def close(self) -> None:
+        """Close the connection once the transaction in progress, if any, has ended."""
+        async with self._lock:
+            await self._connection.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
+        """Run the block atomically: everything it wrote is committed, or nothing is.
+
+        BEGIN IMMEDIATE takes SQLite's write lock at the start, so a transaction that
+        reads and then writes cannot fail half-way because another process wrote first.
+        Inside a transaction of the same task this opens a savepoint instead.
+        """
+        if self._holds_transaction():
+            async with self._savepoint():
+                yield
+            return
+        async with self._lock:
+            await self._connection.execute("BEGIN IMMEDIATE")
+            self._holder = asyncio.current_task()
+            try:
+                yield
+                await self._connection.execute("COMMIT")
+            except BaseException:
+                if self._connection.in_transaction:
+                    await self._connection.execute("ROLLBACK")
+                raise
+            finally:
+                self._holder = None
+
+    async def execute(self, sql: str, params: Sequence[SqlValue] = ()) -> int:
+        """Run one statement and return how many rows it changed."""
+        async with self._serialized(), self._connection.execute(sql, params) as cursor:
+            return cursor.rowcount
+
+    async def execute_many(self, sql: str, rows: Iterable[Sequence[SqlValue]]) -> None:
+        """Run one statement for each row of parameters, all of them or none."""
+        async with self.transaction():
+            await self._connection.executemany(sql, rows)
+
+    async def fetch_one(self, sql: str, params: Sequence[SqlValue] = ()) -> aiosqlite.Row | None:
+        """Run a query (or a statement with RETURNING) and return its first row, if any."""
+        rows = await self.fetch_all(sql, params)
+        return rows[0] if rows else None
+
+    async def fetch_all(self, sql: str, params: Sequence[SqlValue] = ()) -> list[aiosqlite.Row]:
+        """Run a query (or a statement with RETURNING) and return all its rows.
+
+        Every row is fetched, even when one is wanted: SQLite finishes a statement
+        with RETURNING only when it has been stepped to the end.
+        """
+        async with self._serialized():
+            return list(await self._connection.execute_fetchall(sql, params))
+
+    def _holds_transaction(self) -> bool:
+        return self._holder is not None and self._holder is asyncio.current_task()
+
+    @asynccontextmanager
+    async def _serialized(self) -> AsyncIterator[None]:
+        """Join the current task's transaction, or wait until no transaction is open."""
+        if self._holds_transaction():
+            yield
+            return
+        async with self._lock:
+            yield
+
+    @asynccontextmanager
+    async def _savepoint(self) -> AsyncIterator[None]:
+        self._savepoints += 1
+        name = f"nested_{self._savepoints}"
+        try:
+            await self._connection.execute(f"SAVEPOINT {name}")
+            try:
+                yield
+            except BaseException:
+                await self._connection.execute(f"ROLLBACK TO {name}")
+                await self._connection.execute(f"RELEASE {name}")
+                raise
+            await self._connection.execute(f"RELEASE {name}")
+        finally:
+            self._savepoints -= 1
+
+
+async def _configure(connection: aiosqlite.Connection, busy_timeout: float) -> None:
+    """Set the per-connection pragmas that durability and concurrency depend on."""
+    # First, so that switching to WAL waits for another process instead of failing.
+    await _pragma(connection, f"busy_timeout = {round(busy_timeout * 1000)}")
+    # WAL lets readers (a backup, an export) work while the bot writes; it persists in
+    # the file, and an in-memory database cannot have it, so a file path is required.
+    mode = await _switch_to_wal(connection, busy_timeout)
+    if mode != "wal":
+        raise StorageError(f"could not switch the database to WAL (journal_mode is {mode})")
+    # In WAL, NORMAL loses at most the last commits on power loss, never consistency.
+    await _pragma(connection, "synchronous = NORMAL")
+
+
+async def _switch_to_wal(connection: aiosqlite.Connection, busy_timeout: float) -> object:
+    """Switch the journal to WAL, retrying while another connection holds the file.
+
+    SQLite reports a lock on this switch at once, without waiting for busy_timeout,
+    when another process is opening the same fresh file; so wait here instead.
+    """
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + busy_timeout
+    while True:
+        try:
+            return await _pragma(connection, "journal_mode = WAL")
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode != sqlite3.SQLITE_BUSY or loop.time() >= give_up:
+                raise
+        await asyncio.sleep(0.01)
+
+
+async def _pragma(connection: aiosqlite.Connection, pragma: str) -> object:
+    """Run a PRAGMA (which takes no bound parameters) and return its value, if it has one."""
+    rows = list(await connection.execute_fetchall(f"PRAGMA {pragma}"))
+    return rows[0][0] if rows else None

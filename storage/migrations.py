@@ -1,0 +1,269 @@
+"""The schema as numbered migrations, applied in order when the database is opened.
+
+`PRAGMA user_version` in the file is the number of the last migration applied; a
+fresh file is at 0. Each migration runs in its own transaction together with the
+bump of `user_version`, so a crash leaves the file at one version or the next, never
+in between. A released migration is never edited: a change is a new migration
+appended to `MIGRATIONS` (see `Migration`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from storage.errors import MigrationError, SchemaTooNewError
+
+if TYPE_CHECKING:
+    from storage.db import Database
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One step of the schema: `version` is its position in `MIGRATIONS`, counting from 1.
+
+    `sql` is a script of statements, each ending its line with `;`. It runs with
+    foreign keys off, so a table can be rebuilt the way SQLite documents for changes
+    ALTER TABLE cannot make (create `new_x`, copy, drop `x`, rename `new_x` to `x`);
+    the foreign keys of the whole database are checked before the migration commits.
+    """
+
+    version: int
+    description: str
+    sql: str
+
+
+_SCHEMA_1 = """
+CREATE TABLE chats (
+    chat_id INTEGER PRIMARY KEY,
+    type    TEXT NOT NULL CHECK (type IN ('private', 'group', 'supergroup', 'channel')),
+    title   TEXT,
+    lang    TEXT
+) STRICT;
+
+CREATE TABLE chat_settings (
+    chat_id INTEGER NOT NULL REFERENCES chats (chat_id),
+    key     TEXT NOT NULL,
+    value   TEXT NOT NULL,
+    PRIMARY KEY (chat_id, key)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE users (
+    user_id    INTEGER PRIMARY KEY,
+    first_name TEXT NOT NULL,
+    username   TEXT,
+    lang       TEXT,
+    started    INTEGER NOT NULL DEFAULT 0 CHECK (started IN (0, 1)),
+    blocked    INTEGER NOT NULL DEFAULT 0 CHECK (blocked IN (0, 1)),
+    nick       TEXT
+) STRICT;
+
+-- /host @member finds a user by username; Telegram usernames ignore case and belong to
+-- one account at a time (upsert takes a username away from whoever had it before).
+CREATE UNIQUE INDEX users_by_username ON users (username COLLATE NOCASE);
+
+-- No reference to users: a Judge may ban someone the bot has never seen.
+CREATE TABLE bans (
+    user_id INTEGER PRIMARY KEY,
+    reason  TEXT NOT NULL,
+    at      REAL NOT NULL
+) STRICT;
+
+CREATE TABLE tournaments (
+    tournament_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name          TEXT NOT NULL,
+    judge_user_id INTEGER NOT NULL REFERENCES users (user_id),
+    settings_json TEXT NOT NULL CHECK (json_valid(settings_json)),
+    status        TEXT NOT NULL DEFAULT 'registration'
+                  CHECK (status IN ('registration', 'running', 'finished')),
+    created_at    REAL NOT NULL
+) STRICT;
+
+CREATE INDEX tournaments_by_judge ON tournaments (judge_user_id);
+
+-- Nicks are unique within a tournament: the sheets and standings name players by nick.
+CREATE TABLE tournament_players (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (tournament_id),
+    user_id       INTEGER NOT NULL REFERENCES users (user_id),
+    nick          TEXT NOT NULL,
+    registered_at REAL NOT NULL,
+    status        TEXT NOT NULL DEFAULT 'registered'
+                  CHECK (status IN ('registered', 'withdrawn', 'disqualified')),
+    PRIMARY KEY (tournament_id, user_id),
+    UNIQUE (tournament_id, nick)
+) STRICT;
+
+CREATE TABLE games (
+    game_id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    chat_id          INTEGER NOT NULL REFERENCES chats (chat_id),
+    host_user_id     INTEGER NOT NULL REFERENCES users (user_id),
+    status           TEXT NOT NULL DEFAULT 'lobby'
+                     CHECK (status IN ('lobby', 'running', 'over', 'aborted')),
+    tournament_id    INTEGER REFERENCES tournaments (tournament_id),
+    settings_json    TEXT NOT NULL CHECK (json_valid(settings_json)),
+    state_json       TEXT CHECK (state_json IS NULL OR json_valid(state_json)),
+    deadline         REAL,
+    lobby_message_id INTEGER,
+    created_at       REAL NOT NULL,
+    updated_at       REAL NOT NULL,
+    -- A game that has ended has nothing left to time out.
+    CHECK (deadline IS NULL OR status IN ('lobby', 'running'))
+) STRICT;
+
+-- One game a chat at a time: two lobbies would fight over the chat's messages.
+CREATE UNIQUE INDEX games_active_in_chat ON games (chat_id)
+    WHERE status IN ('lobby', 'running');
+
+-- Start-up re-arms every pending deadline from this index.
+CREATE INDEX games_by_deadline ON games (deadline) WHERE deadline IS NOT NULL;
+
+CREATE INDEX games_by_tournament ON games (tournament_id) WHERE tournament_id IS NOT NULL;
+
+CREATE TABLE lobby (
+    game_id   INTEGER NOT NULL REFERENCES games (game_id),
+    user_id   INTEGER NOT NULL REFERENCES users (user_id),
+    nick      TEXT NOT NULL,
+    joined_at REAL NOT NULL,
+    PRIMARY KEY (game_id, user_id)
+) STRICT;
+
+-- The protocol. payload_json is the whole event object; type is copied out of it so
+-- that events of one type can be found without parsing every payload.
+CREATE TABLE events (
+    game_id      INTEGER NOT NULL REFERENCES games (game_id),
+    seq          INTEGER NOT NULL CHECK (seq >= 1),
+    at           REAL NOT NULL,
+    type         TEXT NOT NULL,
+    payload_json TEXT NOT NULL CHECK (
+        CASE WHEN json_valid(payload_json)
+            THEN json_type(payload_json, '$.type') = 'text'
+                AND json_extract(payload_json, '$.type') = type
+            ELSE 0
+        END
+    ),
+    PRIMARY KEY (game_id, seq)
+) STRICT, WITHOUT ROWID;
+
+-- The protocol is the truth: nothing rewrites or forgets it, and it has no gaps.
+CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+BEGIN
+    SELECT RAISE(ABORT, 'the protocol is append-only');
+END;
+
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+BEGIN
+    SELECT RAISE(ABORT, 'the protocol is append-only');
+END;
+
+CREATE TRIGGER events_contiguous BEFORE INSERT ON events
+WHEN NEW.seq IS NOT (SELECT coalesce(max(seq), 0) + 1 FROM events WHERE game_id = NEW.game_id)
+BEGIN
+    SELECT RAISE(ABORT, 'a protocol event must take the next seq of its game');
+END;
+
+-- chat_id has no reference to chats: a role card goes to a player's private chat,
+-- which the bot need not have recorded.
+CREATE TABLE outbox (
+    outbox_id    INTEGER PRIMARY KEY AUTOINCREMENT,
+    game_id      INTEGER NOT NULL REFERENCES games (game_id),
+    chat_id      INTEGER NOT NULL,
+    kind         TEXT NOT NULL,
+    payload_json TEXT NOT NULL CHECK (json_valid(payload_json)),
+    created_at   REAL NOT NULL,
+    sent_at      REAL,
+    message_id   INTEGER,
+    CHECK ((sent_at IS NULL) = (message_id IS NULL))
+) STRICT;
+
+CREATE INDEX outbox_unsent ON outbox (outbox_id) WHERE sent_at IS NULL;
+
+CREATE TABLE processed_updates (
+    update_id    INTEGER PRIMARY KEY,
+    processed_at REAL NOT NULL
+) STRICT;
+
+CREATE INDEX processed_updates_by_time ON processed_updates (processed_at);
+
+CREATE TABLE processed_callback_queries (
+    callback_query_id TEXT PRIMARY KEY,
+    processed_at      REAL NOT NULL
+) STRICT, WITHOUT ROWID;
+
+CREATE INDEX processed_callback_queries_by_time ON processed_callback_queries (processed_at);
+"""
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "chats, users, games, lobby, protocol, outbox, processed updates, tournaments, bans",
+        _SCHEMA_1,
+    ),
+)
+"""Every migration, in order; the last one's version is the schema version of this code."""
+
+
+def split_statements(sql: str) -> list[str]:
+    """Cut a migration script into statements, each to run through the open transaction.
+
+    `executescript` cannot be used: it commits first, which would break the
+    migration's own transaction. A statement ends at the end of a line where SQLite
+    itself considers it complete, so a trigger's inner `;` does not cut it.
+    """
+    statements: list[str] = []
+    pending = ""
+    for line in sql.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statements.append(pending.strip())
+            pending = ""
+    if pending.strip() and not _is_only_comments(pending):
+        raise MigrationError(f"migration script ends with an incomplete statement: {pending!r}")
+    return statements
+
+
+def _is_only_comments(sql: str) -> bool:
+    return all(not line.strip() or line.strip().startswith("--") for line in sql.splitlines())
+
+
+async def apply_migrations(database: Database, migrations: Sequence[Migration]) -> int:
+    """Apply the migrations the database lacks, oldest first; return the resulting version.
+
+    Raises `SchemaTooNewError` when the file is at a version the list does not reach,
+    and `MigrationError` when the list is not numbered 1, 2, 3, … or a migration
+    leaves a foreign key pointing nowhere.
+    """
+    for position, migration in enumerate(migrations, start=1):
+        if migration.version != position:
+            raise MigrationError(
+                f"migration {migration.description!r} has version {migration.version}, "
+                f"expected {position}: versions must count 1, 2, 3, … without gaps"
+            )
+    known = len(migrations)
+    found = await schema_version(database)
+    if found > known:
+        raise SchemaTooNewError(found, known)
+    for migration in migrations[found:]:
+        async with database.transaction():
+            # Another process may have migrated the file since it was read above.
+            if await schema_version(database) >= migration.version:
+                continue
+            for statement in split_statements(migration.sql):
+                await database.execute(statement)
+            broken = await database.fetch_all("PRAGMA foreign_key_check")
+            if broken:
+                tables = sorted({row[0] for row in broken})
+                raise MigrationError(
+                    f"migration {migration.version} ({migration.description}) leaves "
+                    f"dangling foreign keys in: {', '.join(tables)}"
+                )
+            # PRAGMA takes no bound parameters; the version is an int from our own list.
+            await database.execute(f"PRAGMA user_version = {int(migration.version)}")
+    return known
+
+
+async def schema_version(database: Database) -> int:
+    """The number of the last migration applied to the database file (0 when fresh)."""
+    rows = await database.fetch_all("PRAGMA user_version")
+    return int(rows[0][0])

@@ -1,0 +1,90 @@
+"""Messages a game depends on (role cards, night results), stored before they are sent.
+
+A role card that was dealt but never delivered breaks the game, and a crash can fall
+between committing the deal and sending the card. So the card is enqueued in the
+transaction that appends the deal to the protocol; a sender delivers what is unsent,
+at once and again at start-up, and marks each message sent with its Telegram id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import aiosqlite
+
+from storage.db import Database
+from storage.errors import NotFoundError
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxMessage:
+    """A message to deliver: `kind` tells the renderer what `payload_json` describes.
+
+    `sent_at` and `message_id` are both None until the message has been delivered.
+    """
+
+    outbox_id: int
+    game_id: int
+    chat_id: int
+    kind: str
+    payload_json: str
+    created_at: float
+    sent_at: float | None
+    message_id: int | None
+
+
+def _message(row: aiosqlite.Row) -> OutboxMessage:
+    return OutboxMessage(
+        outbox_id=row["outbox_id"],
+        game_id=row["game_id"],
+        chat_id=row["chat_id"],
+        kind=row["kind"],
+        payload_json=row["payload_json"],
+        created_at=row["created_at"],
+        sent_at=row["sent_at"],
+        message_id=row["message_id"],
+    )
+
+
+class OutboxRepository:
+    """Reads and writes `outbox`."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    async def enqueue(
+        self, *, game_id: int, chat_id: int, kind: str, payload_json: str, now: float
+    ) -> OutboxMessage:
+        """Store a message to send; call it in the transaction that records why it is sent."""
+        row = await self._db.fetch_one(
+            "INSERT INTO outbox (game_id, chat_id, kind, payload_json, created_at) "
+            "VALUES (?, ?, ?, ?, ?) RETURNING *",
+            (game_id, chat_id, kind, payload_json, now),
+        )
+        assert row is not None  # RETURNING of an insert always yields the row
+        return _message(row)
+
+    async def mark_sent(self, outbox_id: int, *, message_id: int, now: float) -> bool:
+        """Record the delivery; False if the message had already been marked sent."""
+        async with self._db.transaction():
+            row = await self._db.fetch_one(
+                "SELECT sent_at FROM outbox WHERE outbox_id = ?", (outbox_id,)
+            )
+            if row is None:
+                raise NotFoundError(f"no outbox message {outbox_id}")
+            if row["sent_at"] is not None:
+                return False
+            await self._db.execute(
+                "UPDATE outbox SET sent_at = ?, message_id = ? WHERE outbox_id = ?",
+                (now, message_id, outbox_id),
+            )
+        return True
+
+    async def unsent(self, game_id: int | None = None) -> list[OutboxMessage]:
+        """Messages not yet delivered, in the order they were enqueued; of one game if given."""
+        rows = await self._db.fetch_all(
+            "SELECT * FROM outbox WHERE sent_at IS NULL AND (? IS NULL OR game_id = ?) "
+            "ORDER BY outbox_id",
+            (game_id, game_id),
+        )
+        return [_message(row) for row in rows]

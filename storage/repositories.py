@@ -1,0 +1,49 @@
+"""Every repository over one database, to hand to the game service and the handlers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Self
+
+from storage.chats import ChatRepository, ChatSettingsRepository
+from storage.db import Database
+from storage.games import GameRepository, LobbyRepository
+from storage.outbox import OutboxRepository
+from storage.protocol import ProtocolRepository
+from storage.tournaments import TournamentRepository
+from storage.updates import ProcessedRepository
+from storage.users import BanRepository, UserRepository
+
+
+@dataclass(frozen=True, slots=True)
+class Repositories:
+    """The repositories of one `Database`; `database.transaction()` spans any of them."""
+
+    database: Database
+    chats: ChatRepository
+    chat_settings: ChatSettingsRepository
+    users: UserRepository
+    bans: BanRepository
+    games: GameRepository
+    lobby: LobbyRepository
+    protocol: ProtocolRepository
+    outbox: OutboxRepository
+    processed: ProcessedRepository
+    tournaments: TournamentRepository
+
+    @classmethod
+    def of(cls, database: Database) -> Self:
+        """Build every repository over `database`."""
+        return cls(
+            database=database,
+            chats=ChatRepository(database),
+            chat_settings=ChatSettingsRepository(database),
+            users=UserRepository(database),
+            bans=BanRepository(database),
+            games=GameRepository(database),
+            lobby=LobbyRepository(database),
+            protocol=ProtocolRepository(database),
+            outbox=OutboxRepository(database),
+            processed=ProcessedRepository(database),
+            tournaments=TournamentRepository(database),
+        )

@@ -1,0 +1,197 @@
+"""Tournaments and their registered players.
+
+Only what registration, seating and standings need is stored here; the standings
+themselves are derived from the protocols of the tournament's games.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+import aiosqlite
+
+from storage.db import Database
+from storage.errors import AlreadyRegisteredError, NickTakenError, NotFoundError
+
+
+class TournamentStatus(StrEnum):
+    """REGISTRATION until the first tour starts (settings lock then), FINISHED after /finish."""
+
+    REGISTRATION = "registration"
+    RUNNING = "running"
+    FINISHED = "finished"
+
+
+class PlayerStatus(StrEnum):
+    """Whether a registered player is still in the tournament, and if not, why."""
+
+    REGISTERED = "registered"
+    WITHDRAWN = "withdrawn"
+    DISQUALIFIED = "disqualified"
+
+
+@dataclass(frozen=True, slots=True)
+class Tournament:
+    """A tournament and its scheme (`settings_json`: timers, roles table, scoring, …)."""
+
+    tournament_id: int
+    name: str
+    judge_user_id: int
+    settings_json: str
+    status: TournamentStatus
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentPlayer:
+    """A player registered in a tournament under a nick unique within it."""
+
+    tournament_id: int
+    user_id: int
+    nick: str
+    registered_at: float
+    status: PlayerStatus
+
+
+def _tournament(row: aiosqlite.Row) -> Tournament:
+    return Tournament(
+        tournament_id=row["tournament_id"],
+        name=row["name"],
+        judge_user_id=row["judge_user_id"],
+        settings_json=row["settings_json"],
+        status=TournamentStatus(row["status"]),
+        created_at=row["created_at"],
+    )
+
+
+def _player(row: aiosqlite.Row) -> TournamentPlayer:
+    return TournamentPlayer(
+        tournament_id=row["tournament_id"],
+        user_id=row["user_id"],
+        nick=row["nick"],
+        registered_at=row["registered_at"],
+        status=PlayerStatus(row["status"]),
+    )
+
+
+class TournamentRepository:
+    """Reads and writes `tournaments` and `tournament_players`."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    async def create(
+        self, *, name: str, judge_user_id: int, settings_json: str, now: float
+    ) -> Tournament:
+        """Create a tournament open for registration, with its Judge and initial scheme."""
+        row = await self._db.fetch_one(
+            "INSERT INTO tournaments (name, judge_user_id, settings_json, created_at) "
+            "VALUES (?, ?, ?, ?) RETURNING *",
+            (name, judge_user_id, settings_json, now),
+        )
+        assert row is not None  # RETURNING of an insert always yields the row
+        return _tournament(row)
+
+    async def get(self, tournament_id: int) -> Tournament | None:
+        """The tournament, or None if there is no such tournament."""
+        row = await self._db.fetch_one(
+            "SELECT * FROM tournaments WHERE tournament_id = ?", (tournament_id,)
+        )
+        return None if row is None else _tournament(row)
+
+    async def of_judge(self, judge_user_id: int) -> list[Tournament]:
+        """The tournaments the user judges, newest first (the Judge's commands act on one)."""
+        rows = await self._db.fetch_all(
+            "SELECT * FROM tournaments WHERE judge_user_id = ? ORDER BY tournament_id DESC",
+            (judge_user_id,),
+        )
+        return [_tournament(row) for row in rows]
+
+    async def set_settings(self, tournament_id: int, settings_json: str) -> None:
+        """Replace the tournament's scheme (whether it may still change is the service's rule)."""
+        changed = await self._db.execute(
+            "UPDATE tournaments SET settings_json = ? WHERE tournament_id = ?",
+            (settings_json, tournament_id),
+        )
+        if not changed:
+            raise NotFoundError(f"no tournament {tournament_id}")
+
+    async def set_status(self, tournament_id: int, status: TournamentStatus) -> None:
+        """Move the tournament to `status`."""
+        changed = await self._db.execute(
+            "UPDATE tournaments SET status = ? WHERE tournament_id = ?",
+            (status.value, tournament_id),
+        )
+        if not changed:
+            raise NotFoundError(f"no tournament {tournament_id}")
+
+    async def register(
+        self, tournament_id: int, user_id: int, *, nick: str, now: float
+    ) -> TournamentPlayer:
+        """Register the user under `nick`.
+
+        Raises `AlreadyRegisteredError` if the user has a registration (whatever its
+        status) and `NickTakenError` if another player of the tournament has the nick.
+        """
+        async with self._db.transaction():
+            if await self.player(tournament_id, user_id) is not None:
+                raise AlreadyRegisteredError(tournament_id, user_id)
+            await self._check_nick_free(tournament_id, nick)
+            row = await self._db.fetch_one(
+                "INSERT INTO tournament_players (tournament_id, user_id, nick, registered_at) "
+                "VALUES (?, ?, ?, ?) RETURNING *",
+                (tournament_id, user_id, nick, now),
+            )
+        assert row is not None  # RETURNING of an insert always yields the row
+        return _player(row)
+
+    async def player(self, tournament_id: int, user_id: int) -> TournamentPlayer | None:
+        """The user's registration in the tournament, or None."""
+        row = await self._db.fetch_one(
+            "SELECT * FROM tournament_players WHERE tournament_id = ? AND user_id = ?",
+            (tournament_id, user_id),
+        )
+        return None if row is None else _player(row)
+
+    async def players(self, tournament_id: int) -> list[TournamentPlayer]:
+        """Everyone who registered, whatever their status, in registration order."""
+        rows = await self._db.fetch_all(
+            "SELECT * FROM tournament_players WHERE tournament_id = ? "
+            "ORDER BY registered_at, user_id",
+            (tournament_id,),
+        )
+        return [_player(row) for row in rows]
+
+    async def set_player_nick(self, tournament_id: int, user_id: int, nick: str) -> None:
+        """Change the player's nick (/nick); raises `NickTakenError` if another player has it."""
+        async with self._db.transaction():
+            await self._check_nick_free(tournament_id, nick, except_user_id=user_id)
+            changed = await self._db.execute(
+                "UPDATE tournament_players SET nick = ? WHERE tournament_id = ? AND user_id = ?",
+                (nick, tournament_id, user_id),
+            )
+            if not changed:
+                raise NotFoundError(f"user {user_id} is not registered in {tournament_id}")
+
+    async def set_player_status(
+        self, tournament_id: int, user_id: int, status: PlayerStatus
+    ) -> None:
+        """Withdraw, disqualify or reinstate the player."""
+        changed = await self._db.execute(
+            "UPDATE tournament_players SET status = ? WHERE tournament_id = ? AND user_id = ?",
+            (status.value, tournament_id, user_id),
+        )
+        if not changed:
+            raise NotFoundError(f"user {user_id} is not registered in {tournament_id}")
+
+    async def _check_nick_free(
+        self, tournament_id: int, nick: str, *, except_user_id: int | None = None
+    ) -> None:
+        row = await self._db.fetch_one(
+            "SELECT 1 FROM tournament_players WHERE tournament_id = ? AND nick = ? "
+            "AND user_id IS NOT ?",
+            (tournament_id, nick, except_user_id),
+        )
+        if row is not None:
+            raise NickTakenError(tournament_id, nick)

@@ -1,0 +1,57 @@
+"""Telegram updates and button presses already handled, so that a redelivery changes nothing.
+
+Telegram redelivers an update when the bot crashed before confirming it. Marking it in
+the same transaction as its effects makes handling it exactly-once: either both the
+effects and the mark are stored, or neither is and the redelivery is handled afresh.
+"""
+
+from __future__ import annotations
+
+from storage.db import Database
+
+
+class ProcessedRepository:
+    """Reads and writes `processed_updates` and `processed_callback_queries`."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    async def mark_update(self, update_id: int, *, now: float) -> bool:
+        """Mark the update handled; False if it already was, and must then be dropped."""
+        changed = await self._db.execute(
+            "INSERT INTO processed_updates (update_id, processed_at) VALUES (?, ?) "
+            "ON CONFLICT (update_id) DO NOTHING",
+            (update_id, now),
+        )
+        return changed > 0
+
+    async def has_update(self, update_id: int) -> bool:
+        """Whether the update was handled: a cheap check before doing any work for it."""
+        row = await self._db.fetch_one(
+            "SELECT 1 FROM processed_updates WHERE update_id = ?", (update_id,)
+        )
+        return row is not None
+
+    async def mark_callback_query(self, callback_query_id: str, *, now: float) -> bool:
+        """Mark the button press handled; False if it already was, and must then be ignored."""
+        changed = await self._db.execute(
+            "INSERT INTO processed_callback_queries (callback_query_id, processed_at) "
+            "VALUES (?, ?) ON CONFLICT (callback_query_id) DO NOTHING",
+            (callback_query_id, now),
+        )
+        return changed > 0
+
+    async def prune(self, *, before: float) -> int:
+        """Forget marks older than `before`, long past any redelivery; return how many.
+
+        Telegram keeps an unconfirmed update for at most 24 hours, so a mark older than
+        that can no longer stop anything and only grows the file.
+        """
+        async with self._db.transaction():
+            updates = await self._db.execute(
+                "DELETE FROM processed_updates WHERE processed_at < ?", (before,)
+            )
+            queries = await self._db.execute(
+                "DELETE FROM processed_callback_queries WHERE processed_at < ?", (before,)
+            )
+        return updates + queries

@@ -1,0 +1,150 @@
+"""People the bot knows, and the people it refuses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import aiosqlite
+
+from storage.db import Database
+from storage.errors import NotFoundError
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    """A Telegram user as last seen, and what the bot needs to know to write to them.
+
+    `started`: they pressed Start in the private chat, so the bot may message them.
+    `blocked`: they blocked the bot since, so sending fails until they start it again.
+    `lang`: the language they chose, None for the default. `nick`: their tournament nick.
+    """
+
+    user_id: int
+    first_name: str
+    username: str | None
+    lang: str | None
+    started: bool
+    blocked: bool
+    nick: str | None
+
+
+def _user(row: aiosqlite.Row) -> User:
+    return User(
+        user_id=row["user_id"],
+        first_name=row["first_name"],
+        username=row["username"],
+        lang=row["lang"],
+        started=bool(row["started"]),
+        blocked=bool(row["blocked"]),
+        nick=row["nick"],
+    )
+
+
+class UserRepository:
+    """Reads and writes `users`."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    async def upsert(self, user_id: int, *, first_name: str, username: str | None) -> User:
+        """Record the user's Telegram name as an update shows it; everything else is kept.
+
+        A username belongs to one account at a time, so whoever had it before (it was
+        changed or given up since the bot saw them) loses it here.
+        """
+        async with self._db.transaction():
+            await self._db.execute(
+                "UPDATE users SET username = NULL "
+                "WHERE username = ? COLLATE NOCASE AND user_id != ?",
+                (username, user_id),
+            )
+            row = await self._db.fetch_one(
+                "INSERT INTO users (user_id, first_name, username) VALUES (?, ?, ?) "
+                "ON CONFLICT (user_id) DO UPDATE SET "
+                "first_name = excluded.first_name, username = excluded.username "
+                "RETURNING *",
+                (user_id, first_name, username),
+            )
+        assert row is not None  # RETURNING of an upsert always yields the row
+        return _user(row)
+
+    async def by_username(self, username: str) -> User | None:
+        """The user with this @username (given without the @, in any case), if known."""
+        row = await self._db.fetch_one(
+            "SELECT * FROM users WHERE username = ? COLLATE NOCASE", (username,)
+        )
+        return None if row is None else _user(row)
+
+    async def get(self, user_id: int) -> User | None:
+        """The user, or None if the bot has not recorded them."""
+        row = await self._db.fetch_one("SELECT * FROM users WHERE user_id = ?", (user_id,))
+        return None if row is None else _user(row)
+
+    async def set_lang(self, user_id: int, lang: str | None) -> None:
+        """Set the user's language (None: back to the bot's default)."""
+        await self._set(user_id, "lang", lang)
+
+    async def set_started(self, user_id: int, started: bool) -> None:
+        """Record whether the user has pressed Start in the bot's private chat."""
+        await self._set(user_id, "started", int(started))
+
+    async def set_blocked(self, user_id: int, blocked: bool) -> None:
+        """Record whether the user has blocked the bot (a send failed with 403)."""
+        await self._set(user_id, "blocked", int(blocked))
+
+    async def set_nick(self, user_id: int, nick: str | None) -> None:
+        """Set the nick the user plays under (None: use their first name)."""
+        await self._set(user_id, "nick", nick)
+
+    async def _set(self, user_id: int, column: str, value: int | str | None) -> None:
+        # `column` is one of this class's literals, never input.
+        changed = await self._db.execute(
+            f"UPDATE users SET {column} = ? WHERE user_id = ?", (value, user_id)
+        )
+        if not changed:
+            raise NotFoundError(f"no user {user_id}")
+
+
+@dataclass(frozen=True, slots=True)
+class Ban:
+    """A user the bot refuses to register or seat, why, and since when (unix seconds)."""
+
+    user_id: int
+    reason: str
+    at: float
+
+
+def _ban(row: aiosqlite.Row) -> Ban:
+    return Ban(user_id=row["user_id"], reason=row["reason"], at=row["at"])
+
+
+class BanRepository:
+    """Reads and writes `bans`."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    async def ban(self, user_id: int, *, reason: str, now: float) -> Ban:
+        """Ban the user; banning again replaces the reason and the time."""
+        row = await self._db.fetch_one(
+            "INSERT INTO bans (user_id, reason, at) VALUES (?, ?, ?) "
+            "ON CONFLICT (user_id) DO UPDATE SET reason = excluded.reason, at = excluded.at "
+            "RETURNING *",
+            (user_id, reason, now),
+        )
+        assert row is not None  # RETURNING of an upsert always yields the row
+        return _ban(row)
+
+    async def unban(self, user_id: int) -> bool:
+        """Lift the user's ban; False if they were not banned."""
+        return await self._db.execute("DELETE FROM bans WHERE user_id = ?", (user_id,)) > 0
+
+    async def get(self, user_id: int) -> Ban | None:
+        """The user's ban, or None if they are not banned."""
+        row = await self._db.fetch_one("SELECT * FROM bans WHERE user_id = ?", (user_id,))
+        return None if row is None else _ban(row)
+
+    async def all(self) -> list[Ban]:
+        """Every ban, oldest first."""
+        rows = await self._db.fetch_all("SELECT * FROM bans ORDER BY at, user_id")
+        return [_ban(row) for row in rows]

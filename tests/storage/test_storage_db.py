@@ -1,0 +1,231 @@
+"""The connection: its pragmas, and transactions that are atomic and serialized."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+from storage_testdata import CHAT, HOST, T0
+
+from storage import ChatType, Database, Game, NewEvent, Repositories, StorageError
+
+
+class Boom(Exception):
+    """Raised by a test inside a transaction, to see what the rollback leaves."""
+
+
+async def pragma(db: Database, name: str) -> object:
+    rows = await db.fetch_all(f"PRAGMA {name}")
+    return rows[0][0]
+
+
+async def count(db: Database, table: str) -> int:
+    rows = await db.fetch_all(f"SELECT count(*) FROM {table}")
+    return int(rows[0][0])
+
+
+async def test_connection_pragmas_are_set(db: Database, db_path: Path) -> None:
+    assert await pragma(db, "journal_mode") == "wal"
+    assert await pragma(db, "foreign_keys") == 1
+    assert await pragma(db, "synchronous") == 1  # NORMAL
+    assert await pragma(db, "busy_timeout") == 5000
+    await db.execute("INSERT INTO bans (user_id, reason, at) VALUES (1, 'x', 0)")
+    assert db_path.with_name(db_path.name + "-wal").exists()
+
+
+async def test_busy_timeout_is_configurable(db_path: Path) -> None:
+    async with await Database.open(db_path, busy_timeout=0.25) as db:
+        assert await pragma(db, "busy_timeout") == 250
+
+
+async def test_foreign_keys_are_enforced(db: Database) -> None:
+    with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
+        await db.execute(
+            "INSERT INTO games (chat_id, host_user_id, settings_json, created_at, updated_at) "
+            "VALUES (1, 1, '{}', 0, 0)"
+        )
+
+
+async def test_integrity_check_passes(db: Database) -> None:
+    rows = await db.fetch_all("PRAGMA integrity_check")
+    assert [tuple(row) for row in rows] == [("ok",)]
+
+
+async def test_in_memory_database_is_refused() -> None:
+    with pytest.raises(StorageError, match="WAL"):
+        await Database.open(":memory:")
+
+
+async def test_too_old_sqlite_is_refused(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sqlite3, "sqlite_version_info", (3, 31, 1))
+    with pytest.raises(StorageError, match="too old"):
+        await Database.open(db_path)
+
+
+async def test_closed_database_refuses_statements(db_path: Path) -> None:
+    async with await Database.open(db_path) as db:
+        pass
+    with pytest.raises(ValueError, match="Connection closed"):
+        await db.fetch_all("SELECT 1")
+
+
+async def test_transaction_commits_everything(seeded: Repositories, game: Game) -> None:
+    async with seeded.database.transaction():
+        await seeded.protocol.append(game.game_id, [NewEvent(T0, '{"type": "seats_drawn"}')])
+        await seeded.games.save_state(game.game_id, state_json="{}", deadline=T0 + 60, now=T0)
+        await seeded.processed.mark_update(10, now=T0)
+    assert await seeded.protocol.last_seq(game.game_id) == 1
+    saved = await seeded.games.get(game.game_id)
+    assert saved is not None
+    assert saved.deadline == T0 + 60
+    assert await seeded.processed.has_update(10)
+
+
+async def test_transaction_that_raises_leaves_nothing(seeded: Repositories, game: Game) -> None:
+    async def deal_then_fail() -> None:
+        async with seeded.database.transaction():
+            await seeded.protocol.append(game.game_id, [NewEvent(T0, '{"type": "seats_drawn"}')])
+            await seeded.games.save_state(game.game_id, state_json="{}", deadline=T0, now=T0)
+            await seeded.outbox.enqueue(
+                game_id=game.game_id, chat_id=HOST, kind="role_card", payload_json="{}", now=T0
+            )
+            await seeded.processed.mark_update(10, now=T0)
+            raise Boom
+
+    with pytest.raises(Boom):
+        await deal_then_fail()
+    assert await seeded.protocol.read(game.game_id) == []
+    assert await seeded.games.get(game.game_id) == game
+    assert await seeded.outbox.unsent() == []
+    assert not await seeded.processed.has_update(10)
+
+
+async def test_failing_statement_rolls_back_the_statements_before_it(db: Database) -> None:
+    async def ban_twice() -> None:
+        async with db.transaction():
+            await db.execute("INSERT INTO bans (user_id, reason, at) VALUES (1, 'x', 0)")
+            await db.execute("INSERT INTO bans (user_id, reason, at) VALUES (1, 'y', 0)")
+
+    with pytest.raises(sqlite3.IntegrityError):
+        await ban_twice()
+    assert await count(db, "bans") == 0
+
+
+async def test_nested_transaction_is_a_savepoint(db: Database) -> None:
+    async def ban_then_fail() -> None:
+        async with db.transaction():
+            await db.execute("INSERT INTO bans (user_id, reason, at) VALUES (2, 'undone', 0)")
+            raise Boom
+
+    async with db.transaction():
+        await db.execute("INSERT INTO bans (user_id, reason, at) VALUES (1, 'kept', 0)")
+        with pytest.raises(Boom):
+            await ban_then_fail()
+        async with db.transaction():
+            await db.execute("INSERT INTO bans (user_id, reason, at) VALUES (3, 'kept', 0)")
+    rows = await db.fetch_all("SELECT user_id FROM bans ORDER BY user_id")
+    assert [row[0] for row in rows] == [1, 3]
+
+
+async def test_outer_rollback_undoes_released_savepoints(db: Database) -> None:
+    async def nest_then_fail() -> None:
+        async with db.transaction():
+            async with db.transaction():
+                await db.execute("INSERT INTO bans (user_id, reason, at) VALUES (1, 'x', 0)")
+            raise Boom
+
+    with pytest.raises(Boom):
+        await nest_then_fail()
+    assert await count(db, "bans") == 0
+
+
+async def test_other_tasks_wait_and_never_see_uncommitted_writes(db: Database) -> None:
+    written = asyncio.Event()
+    release = asyncio.Event()
+
+    async def write_then_fail() -> None:
+        async with db.transaction():
+            await db.execute("INSERT INTO bans (user_id, reason, at) VALUES (1, 'x', 0)")
+            written.set()
+            await release.wait()
+            raise Boom
+
+    writer = asyncio.create_task(write_then_fail())
+    await written.wait()
+    reader = asyncio.create_task(db.fetch_all("SELECT * FROM bans"))
+    other_writer = asyncio.create_task(
+        db.execute("INSERT INTO bans (user_id, reason, at) VALUES (2, 'y', 0)")
+    )
+    await asyncio.sleep(0.05)
+    assert not reader.done()
+    assert not other_writer.done()
+    release.set()
+    with pytest.raises(Boom):
+        await writer
+    assert await reader == []
+    assert await other_writer == 1
+    rows = await db.fetch_all("SELECT user_id FROM bans")
+    assert [row[0] for row in rows] == [2]
+
+
+async def test_cancelled_transaction_rolls_back_and_frees_the_database(db: Database) -> None:
+    written = asyncio.Event()
+
+    async def write_and_hang() -> None:
+        async with db.transaction():
+            await db.execute("INSERT INTO bans (user_id, reason, at) VALUES (1, 'x', 0)")
+            written.set()
+            await asyncio.Event().wait()
+
+    task = asyncio.create_task(write_and_hang())
+    await written.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await count(db, "bans") == 0
+    async with db.transaction():
+        await db.execute("INSERT INTO bans (user_id, reason, at) VALUES (2, 'y', 0)")
+    assert await count(db, "bans") == 1
+
+
+async def test_execute_many_is_atomic(db: Database) -> None:
+    with pytest.raises(sqlite3.IntegrityError):
+        await db.execute_many(
+            "INSERT INTO bans (user_id, reason, at) VALUES (?, ?, ?)",
+            [(1, "a", 0.0), (2, "b", 0.0), (1, "again", 0.0)],
+        )
+    assert await count(db, "bans") == 0
+
+
+async def test_data_survives_reopening(db_path: Path) -> None:
+    async with await Database.open(db_path) as db:
+        repos = Repositories.of(db)
+        await repos.users.upsert(HOST, first_name="Host", username="host")
+        await repos.chats.upsert(CHAT, type=ChatType.GROUP, title="Club")
+    async with await Database.open(db_path) as db:
+        repos = Repositories.of(db)
+        assert (await repos.users.get(HOST)) is not None
+        assert (await repos.chats.get(CHAT)) is not None
+
+
+async def test_open_waits_for_another_process_holding_the_file(db_path: Path) -> None:
+    other = sqlite3.connect(db_path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    asyncio.get_running_loop().call_later(0.1, other.execute, "COMMIT")
+    try:
+        async with await Database.open(db_path, busy_timeout=5) as db:
+            assert await pragma(db, "journal_mode") == "wal"
+    finally:
+        other.close()
+
+
+async def test_open_gives_up_after_busy_timeout(db_path: Path) -> None:
+    other = sqlite3.connect(db_path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            await Database.open(db_path, busy_timeout=0.05)
+    finally:
+        other.close()

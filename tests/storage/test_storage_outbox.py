@@ -1,0 +1,69 @@
+"""The outbox of messages a game depends on."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from storage_testdata import CHAT, HOST, OTHER_CHAT, PLAYERS, T0
+
+from storage import Game, NotFoundError, OutboxMessage, Repositories
+
+
+async def test_enqueue_list_and_mark_sent(seeded: Repositories, game: Game) -> None:
+    outbox = seeded.outbox
+    card = await outbox.enqueue(
+        game_id=game.game_id,
+        chat_id=PLAYERS[0],
+        kind="role_card",
+        payload_json='{"role": "sheriff"}',
+        now=T0,
+    )
+    assert card == OutboxMessage(
+        outbox_id=card.outbox_id,
+        game_id=game.game_id,
+        chat_id=PLAYERS[0],
+        kind="role_card",
+        payload_json='{"role": "sheriff"}',
+        created_at=T0,
+        sent_at=None,
+        message_id=None,
+    )
+    result = await outbox.enqueue(
+        game_id=game.game_id, chat_id=CHAT, kind="night_result", payload_json="{}", now=T0 + 1
+    )
+    assert await outbox.unsent() == [card, result]
+
+    assert await outbox.mark_sent(card.outbox_id, message_id=77, now=T0 + 2)
+    assert not await outbox.mark_sent(card.outbox_id, message_id=78, now=T0 + 3)
+    assert await outbox.unsent() == [result]
+    rows = await seeded.database.fetch_all(
+        "SELECT sent_at, message_id FROM outbox WHERE outbox_id = ?", (card.outbox_id,)
+    )
+    assert [tuple(row) for row in rows] == [(T0 + 2, 77)]
+
+
+async def test_unsent_of_one_game(seeded: Repositories, game: Game) -> None:
+    other = await seeded.games.create(
+        chat_id=OTHER_CHAT, host_user_id=HOST, settings_json="{}", now=T0
+    )
+    mine = await seeded.outbox.enqueue(
+        game_id=game.game_id, chat_id=CHAT, kind="seating", payload_json="{}", now=T0
+    )
+    theirs = await seeded.outbox.enqueue(
+        game_id=other.game_id, chat_id=OTHER_CHAT, kind="seating", payload_json="{}", now=T0
+    )
+    assert await seeded.outbox.unsent(game.game_id) == [mine]
+    assert await seeded.outbox.unsent(other.game_id) == [theirs]
+
+
+async def test_mark_sent_of_unknown_message_fails(seeded: Repositories) -> None:
+    with pytest.raises(NotFoundError):
+        await seeded.outbox.mark_sent(999, message_id=1, now=T0)
+
+
+async def test_payload_must_be_json(seeded: Repositories, game: Game) -> None:
+    with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+        await seeded.outbox.enqueue(
+            game_id=game.game_id, chat_id=CHAT, kind="seating", payload_json="{", now=T0
+        )

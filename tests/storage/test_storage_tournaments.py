@@ -1,0 +1,116 @@
+"""Tournaments and their players."""
+
+from __future__ import annotations
+
+import pytest
+from storage_testdata import HOST, PLAYERS, T0
+
+from storage import (
+    AlreadyRegisteredError,
+    NickTakenError,
+    NotFoundError,
+    PlayerStatus,
+    Repositories,
+    Tournament,
+    TournamentPlayer,
+    TournamentStatus,
+)
+
+
+@pytest.fixture
+async def cup(seeded: Repositories) -> Tournament:
+    return await seeded.tournaments.create(
+        name="Autumn Cup", judge_user_id=HOST, settings_json='{"speech": 60}', now=T0
+    )
+
+
+async def test_create_and_get(seeded: Repositories, cup: Tournament) -> None:
+    assert cup == Tournament(
+        tournament_id=cup.tournament_id,
+        name="Autumn Cup",
+        judge_user_id=HOST,
+        settings_json='{"speech": 60}',
+        status=TournamentStatus.REGISTRATION,
+        created_at=T0,
+    )
+    assert await seeded.tournaments.get(cup.tournament_id) == cup
+    assert await seeded.tournaments.get(999) is None
+
+
+async def test_of_judge_newest_first(seeded: Repositories, cup: Tournament) -> None:
+    later = await seeded.tournaments.create(
+        name="Winter Cup", judge_user_id=HOST, settings_json="{}", now=T0 + 1
+    )
+    assert await seeded.tournaments.of_judge(HOST) == [later, cup]
+    assert await seeded.tournaments.of_judge(PLAYERS[0]) == []
+
+
+async def test_settings_and_status(seeded: Repositories, cup: Tournament) -> None:
+    tournaments = seeded.tournaments
+    await tournaments.set_settings(cup.tournament_id, '{"speech": 45}')
+    await tournaments.set_status(cup.tournament_id, TournamentStatus.RUNNING)
+    updated = await tournaments.get(cup.tournament_id)
+    assert updated is not None
+    assert (updated.settings_json, updated.status) == ('{"speech": 45}', TournamentStatus.RUNNING)
+    with pytest.raises(NotFoundError):
+        await tournaments.set_settings(999, "{}")
+    with pytest.raises(NotFoundError):
+        await tournaments.set_status(999, TournamentStatus.FINISHED)
+
+
+async def test_register_and_list_players(seeded: Repositories, cup: Tournament) -> None:
+    tournaments = seeded.tournaments
+    first, second, _ = PLAYERS
+    anna = await tournaments.register(cup.tournament_id, first, nick="Anna", now=T0 + 1)
+    assert anna == TournamentPlayer(
+        cup.tournament_id, first, "Anna", T0 + 1, PlayerStatus.REGISTERED
+    )
+    boris = await tournaments.register(cup.tournament_id, second, nick="Boris", now=T0 + 2)
+    assert await tournaments.players(cup.tournament_id) == [anna, boris]
+    assert await tournaments.player(cup.tournament_id, first) == anna
+    assert await tournaments.player(cup.tournament_id, HOST) is None
+
+
+async def test_register_twice_or_under_a_taken_nick(seeded: Repositories, cup: Tournament) -> None:
+    tournaments = seeded.tournaments
+    first, second, _ = PLAYERS
+    await tournaments.register(cup.tournament_id, first, nick="Anna", now=T0)
+    with pytest.raises(AlreadyRegisteredError):
+        await tournaments.register(cup.tournament_id, first, nick="Other", now=T0)
+    with pytest.raises(NickTakenError):
+        await tournaments.register(cup.tournament_id, second, nick="Anna", now=T0)
+    assert [p.user_id for p in await tournaments.players(cup.tournament_id)] == [first]
+
+
+async def test_same_nick_in_another_tournament(seeded: Repositories, cup: Tournament) -> None:
+    other = await seeded.tournaments.create(
+        name="Other", judge_user_id=HOST, settings_json="{}", now=T0
+    )
+    await seeded.tournaments.register(cup.tournament_id, PLAYERS[0], nick="Anna", now=T0)
+    await seeded.tournaments.register(other.tournament_id, PLAYERS[1], nick="Anna", now=T0)
+
+
+async def test_change_nick(seeded: Repositories, cup: Tournament) -> None:
+    tournaments = seeded.tournaments
+    first, second, _ = PLAYERS
+    await tournaments.register(cup.tournament_id, first, nick="Anna", now=T0)
+    await tournaments.register(cup.tournament_id, second, nick="Boris", now=T0)
+    await tournaments.set_player_nick(cup.tournament_id, first, "Anna")  # own nick: no change
+    await tournaments.set_player_nick(cup.tournament_id, first, "Annette")
+    with pytest.raises(NickTakenError):
+        await tournaments.set_player_nick(cup.tournament_id, second, "Annette")
+    with pytest.raises(NotFoundError):
+        await tournaments.set_player_nick(cup.tournament_id, HOST, "Host")
+    nicks = {p.user_id: p.nick for p in await tournaments.players(cup.tournament_id)}
+    assert nicks == {first: "Annette", second: "Boris"}
+
+
+async def test_player_status(seeded: Repositories, cup: Tournament) -> None:
+    tournaments = seeded.tournaments
+    await tournaments.register(cup.tournament_id, PLAYERS[0], nick="Anna", now=T0)
+    await tournaments.set_player_status(cup.tournament_id, PLAYERS[0], PlayerStatus.DISQUALIFIED)
+    player = await tournaments.player(cup.tournament_id, PLAYERS[0])
+    assert player is not None
+    assert player.status is PlayerStatus.DISQUALIFIED
+    with pytest.raises(NotFoundError):
+        await tournaments.set_player_status(cup.tournament_id, HOST, PlayerStatus.WITHDRAWN)
