@@ -411,7 +411,9 @@ def _end_speech(turn: _Turn, how: SpeechEnd) -> None:
     turn.emit(SpeechEnded(state.speaker, how))
     phase = state.phase
     if phase is Phase.LAST_WORDS:
-        queue = list(state.queue)  # the departed speak; nobody is skipped
+        # The departed speak, except one removed for a violation meanwhile (D9).
+        removed = {r.seat for r in state.sanctions if removes_from_game(r.penalty)}
+        queue = [s for s in state.queue if s not in removed]
     elif phase is Phase.DEFENCE:
         queue = [s for s in state.queue if s in _living_leaders(state)]
     else:
@@ -563,10 +565,8 @@ def _begin_night(turn: _Turn) -> None:
 
 
 def _end_night_if_complete(turn: _Turn) -> None:
-    # N4: the night ends as soon as every night action is in.
+    # N4: the night ends as soon as every night action is in (callers are at NIGHT).
     state = turn.state
-    if state.phase is not Phase.NIGHT:
-        return
     commissioner_done = state.check is not None or not state.is_alive(state.commissioner())
     mafia_done = all(m in state.kill_picks for m in state.living_mafia())
     if commissioner_done and mafia_done:

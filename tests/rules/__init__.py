@@ -1,0 +1,1 @@
+"""Tests of the rules core (`bot.rules`), one or more per RULES.md rule ID."""
