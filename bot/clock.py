@@ -129,6 +129,7 @@ class VirtualTimers:
         self.clock = clock
         self._jobs: dict[str, tuple[float, str, int, int]] = {}
         self._handler: TimerHandler | None = None
+        self._running: set[asyncio.Future[None]] = set()
 
     def set_handler(self, handler: TimerHandler) -> None:
         self._handler = handler
@@ -145,15 +146,20 @@ class VirtualTimers:
     def pending(self) -> list[tuple[float, str, int, int]]:
         return sorted(self._jobs.values())
 
-    async def fire_due(self) -> int:
-        """Run every job due at the clock's time, earliest first; return how many ran."""
+    def busy(self) -> bool:
+        """A fired job is still at work (it may be waiting on the clock)."""
+        self._running = {task for task in self._running if not task.done()}
+        return bool(self._running)
+
+    def fire_due(self) -> int:
+        """Start every job due at the clock's time, earliest first; return how many.
+
+        Jobs run as tasks, as they would under a scheduler, so one that waits on the
+        clock (a paced send) does not hold up the driver that moves the clock.
+        """
         assert self._handler is not None
-        due = sorted(
-            (job for key, job in self._jobs.items() if job[0] <= self.clock.now()),
-        )
-        for when, kind, game_id, step in due:
-            key = job_id(kind, game_id)
-            if self._jobs.get(key) == (when, kind, game_id, step):
-                del self._jobs[key]
-                await self._handler(kind, game_id, step)
+        due = sorted(job for job in self._jobs.values() if job[0] <= self.clock.now())
+        for _, kind, game_id, step in due:
+            del self._jobs[job_id(kind, game_id)]
+            self._running.add(asyncio.ensure_future(self._handler(kind, game_id, step)))
         return len(due)

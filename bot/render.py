@@ -234,10 +234,8 @@ def render(
             case _:
                 pass  # nothing to say: the next event's text covers it
     if lines:
-        out.insert(
-            0 if not out or not isinstance(out[0], Post) or not out[0].pin else 1,
-            Post(audience.group_id, "\n\n".join(lines), keyboard, remember=remember),
-        )
+        # After the private messages: a role card is in hand before the first turn is called.
+        out.append(Post(audience.group_id, "\n\n".join(lines), keyboard, remember=remember))
     return out
 
 

@@ -2,12 +2,15 @@
 
 Telegram lets a bot post about 20 messages a minute in one group and about one a
 second in one private chat. Sends to the same chat are spaced accordingly on the
-injected clock, so a game whose players pass quickly still stays inside the limits.
+injected clock over a sliding window, so a game whose players pass quickly still stays
+inside the limits, while the few messages of one moment (the seating, then the first
+turn) go out together.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -26,8 +29,8 @@ from bot.render import Edit, Keyboard, Outgoing, Post
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-GROUP_SPACING = 60 / 20  # seconds between two messages to one group
-PRIVATE_SPACING = 1.0  # seconds between two messages to one private chat
+GROUP_LIMIT = (20, 60.0)  # at most 20 messages to one group in any 60 seconds
+PRIVATE_LIMIT = (1, 1.0)  # about one message a second to one private chat
 MAX_RETRIES = 5
 
 
@@ -62,16 +65,21 @@ class Sender:
     def __init__(self, bot: Bot, clock: Clock) -> None:
         self.bot = bot
         self.clock = clock
-        self._next_slot: dict[int, float] = {}
+        self._sent: dict[int, deque[float]] = {}
         self.remembered: dict[tuple[int, str], Remembered] = {}
 
     async def _pace(self, chat_id: int) -> None:
+        """Wait until one more message keeps the chat inside its window (a sliding one)."""
+        limit, window = GROUP_LIMIT if chat_id < 0 else PRIVATE_LIMIT
+        sent = self._sent.setdefault(chat_id, deque())
         now = self.clock.now()
-        slot = self._next_slot.get(chat_id, now)
-        if slot > now:
-            await self.clock.sleep_until(slot)
-        spacing = GROUP_SPACING if chat_id < 0 else PRIVATE_SPACING
-        self._next_slot[chat_id] = max(slot, now) + spacing
+        while sent and sent[0] <= now - window:
+            sent.popleft()
+        if len(sent) >= limit:
+            await self.clock.sleep_until(sent[0] + window)
+            now = max(self.clock.now(), sent[0] + window)
+            sent.popleft()
+        sent.append(now)
 
     async def deliver(self, game_id: int, items: Sequence[Outgoing]) -> list[Undelivered]:
         failed: list[Undelivered] = []

@@ -1,0 +1,384 @@
+"""A whole game in the offline sandbox, played by simulated people on a virtual clock.
+
+`Table` is the harness the demo and the end-to-end tests share: the sandbox Bot API
+on 127.0.0.1, the real bot polling it over HTTP, SQLite in a temporary folder, and a
+virtual clock that moves only when nothing else is happening. `Crowd` plays the
+people: they speak in turn, nominate, vote and act at night by pressing the buttons
+the bot sent them, with choices drawn from the demo seed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import random
+import tempfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from aiogram.client.default import DefaultBotProperties
+from aiogram.enums import ParseMode
+
+from bot.app import App, build_app, set_command_menus
+from bot.clock import VirtualClock, VirtualTimers
+from bot.config import Config
+from bot.i18n import Texts
+from bot.rules.events import Phase
+from bot.rules.roles import Role, Side
+from bot.rules.settings import GameSettings
+from bot.rules.state import GameState
+from bot.sandbox import Sandbox, SettleTimeout, SimGroup, SimMessage, SimUser
+from storage.db import Database
+
+NAMES = {
+    "ru": [
+        "Анна",
+        "Борис",
+        "Вера",
+        "Глеб",
+        "Дина",
+        "Егор",
+        "Жанна",
+        "Захар",
+        "Ира",
+        "Кирилл",
+        "Лена",
+        "Марк",
+        "Нина",
+        "Олег",
+        "Поля",
+        "Роман",
+    ],
+    "en": [
+        "Anna",
+        "Boris",
+        "Vera",
+        "Gleb",
+        "Dina",
+        "Egor",
+        "Jeanne",
+        "Zakhar",
+        "Ira",
+        "Kirill",
+        "Lena",
+        "Mark",
+        "Nina",
+        "Oleg",
+        "Polly",
+        "Roman",
+    ],
+}
+HOST_NAME = {"ru": "Ведущий Саша", "en": "Host Sasha"}
+SPEECHES = {
+    "ru": [
+        "Я мирный, слежу за пятым.",
+        "Мне не нравится, как молчит соседний номер.",
+        "Пас.",
+        "Голосую по фактам, а не по ощущениям.",
+        "Мафия, вы себя выдали вчера.",
+    ],
+    "en": [
+        "I'm a civilian, watching seat five.",
+        "I don't like how quiet my neighbour is.",
+        "Pass.",
+        "I vote on facts, not on feelings.",
+        "Mafia, you gave yourselves away.",
+    ],
+}
+RIGHTS = {
+    "can_delete_messages": True,
+    "can_restrict_members": True,
+    "can_pin_messages": True,
+    "can_invite_users": True,
+}
+
+
+def demo_seed(seed: int) -> str:
+    """The game seed of demo number `seed`: fixed, so the same demo plays the same way."""
+    return hashlib.sha256(f"demo:{seed}".encode()).hexdigest()[:32]
+
+
+@dataclass
+class Table:
+    sandbox: Sandbox
+    app: App
+    clock: VirtualClock
+    timers: VirtualTimers
+    group: SimGroup
+    host: SimUser
+    people: list[SimUser]
+    polling: asyncio.Task[None]
+    game_id: int | None = None
+
+    # --- time --------------------------------------------------------------------
+
+    async def settle(self, within: float = 30.0, quiet: float = 0.003) -> None:
+        """Until the bot has handled everything; a send paced on the clock moves the clock."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + within
+        while True:
+            busy = bool(self.sandbox.pending_updates) or self.timers.busy()
+            idle = self.sandbox.quiet_for() >= quiet
+            if idle and not busy:
+                return
+            wake = self.clock.next_wake()
+            if idle and wake is not None:
+                self.clock.set(wake)  # the bot is waiting on the clock: let time pass
+            elif loop.time() > give_up:
+                raise SettleTimeout(f"the bot did not settle within {within} s")
+            await asyncio.sleep(quiet / 3)
+
+    async def advance(self) -> bool:
+        """Move the clock to the next due timer and fire it; False if none is armed."""
+        due = self.timers.next_due()
+        if due is None:
+            return False
+        self.clock.set(due)
+        self.timers.fire_due()
+        await self.settle()
+        return True
+
+    # --- what people see ---------------------------------------------------------
+
+    @property
+    def state(self) -> GameState | None:
+        return None if self.game_id is None else self.app.service._states.get(self.game_id)
+
+    def person(self, seat: int) -> SimUser:
+        state = self.state
+        assert state is not None
+        return self.sandbox.user(state.seats[seat].user_id)
+
+    def latest(self, chat_messages: list[SimMessage], prefix: str) -> SimMessage | None:
+        for message in reversed(chat_messages):
+            if message.from_bot and any(
+                (b.callback_data or "").startswith(prefix) for row in message.buttons() for b in row
+            ):
+                return message
+        return None
+
+    # --- the lobby ---------------------------------------------------------------
+
+    async def gather(self, players: list[SimUser] | None = None) -> None:
+        """The Host opens a lobby and everybody joins through the Join deep link."""
+        await self.host.send(self.group, "/newgame")
+        await self.settle()
+        lobby = self.group.visible_messages()[-1]
+        for person in players if players is not None else self.people:
+            await person.follow(lobby, 0)
+            await self.settle()
+        game = await self.app.service.active_game(self.group.id)
+        assert game is not None, "the lobby did not open"
+        self.game_id = game.game_id
+
+    async def begin(self) -> None:
+        await self.host.send(self.group, "/begin")
+        await self.settle()
+
+
+@contextlib.asynccontextmanager
+async def open_table(
+    players: int,
+    *,
+    seed: int = 1,
+    lang: str = "ru",
+    settings: GameSettings | None = None,
+    warning_seconds: float = 10.0,
+    rate_limits: bool = False,
+    flaky_429: float = 0.0,
+    folder: Path | None = None,
+) -> AsyncIterator[Table]:
+    clock = VirtualClock()
+    sandbox = Sandbox(clock=clock.now, rate_limits=rate_limits, flaky_429=flaky_429, seed=seed)
+    await sandbox.start()
+    host = sandbox.add_user(HOST_NAME[lang], username="host", language_code=lang)
+    group = sandbox.add_supergroup("Mafia Club", owner=host)
+    group.add_bot(added_by=host)
+    group.promote_bot(by=host, **RIGHTS)
+    people = []
+    for i in range(players):
+        name = NAMES[lang][i % len(NAMES[lang])] + ("" if i < len(NAMES[lang]) else f" {i}")
+        person = sandbox.add_user(name, username=f"player{i + 1}", language_code=lang)
+        group.add_member(person)
+        people.append(person)
+    bot = sandbox.make_bot(default=DefaultBotProperties(parse_mode=ParseMode.HTML))
+    texts = Texts(lang)
+    with tempfile.TemporaryDirectory() as tmp:
+        database = await Database.open(Path(folder or tmp) / "mafia.sqlite3")
+        timers = VirtualTimers(clock)
+        game_settings = settings or GameSettings(min_players=min(players, 12))
+        app = await build_app(
+            bot,
+            database,
+            clock,
+            timers,
+            texts,
+            game_settings,
+            warning_seconds,
+            seeds=lambda: demo_seed(seed),
+        )
+        await set_command_menus(bot, texts)
+        polling = asyncio.create_task(
+            app.dispatcher.start_polling(
+                bot, handle_as_tasks=False, polling_timeout=1, handle_signals=False
+            )
+        )
+        table = Table(sandbox, app, clock, timers, group, host, people, polling)
+        try:
+            yield table
+        finally:
+            await app.dispatcher.stop_polling()
+            with contextlib.suppress(asyncio.CancelledError):
+                await polling
+            await database.close()
+            await bot.session.close()
+            await sandbox.stop()
+
+
+@dataclass
+class Crowd:
+    """Simulated players: deterministic from the seed, acting only through Telegram."""
+
+    table: Table
+    rng: random.Random
+    lang: str
+    done: set[tuple[int, int, str]] = field(default_factory=set)
+
+    def _once(self, user_id: int, step: int, what: str) -> bool:
+        key = (user_id, step, what)
+        if key in self.done:
+            return False
+        self.done.add(key)
+        return True
+
+    async def act(self) -> bool:
+        """Everybody does what they would now; False when nobody had anything to do."""
+        state = self.table.state
+        if state is None or state.finished or state.paused:
+            return False
+        if state.in_speech and state.speaker is not None:
+            return await self._speak(state, state.speaker)
+        if state.phase is Phase.VOTE:
+            return await self._vote(state)
+        if state.phase in (Phase.NIGHT, Phase.ACQUAINTANCE):
+            return await self._night(state)
+        return False
+
+    async def _speak(self, state: GameState, seat: int) -> bool:
+        person = self.table.person(seat)
+        turn = self.table.latest(self.table.group.messages(), "t:")
+        if turn is None:
+            return False
+        acted = False
+        if self._once(person.id, state.step, "speak"):
+            await person.send(self.table.group, self.rng.choice(SPEECHES[self.lang]))
+            acted = True
+            if self.rng.random() < 0.03:  # somebody else talks out of turn: deleted (D10)
+                other = self.table.person(self.rng.choice(state.living()))
+                if other is not person:
+                    await other.send(self.table.group, "!!!")
+        nominating = state.phase is Phase.ROUND_2 and seat not in state.nominations
+        # One roll a turn decides whether the speaker nominates.
+        once = nominating and self._once(person.id, state.step, "nominate")
+        if once and self.rng.random() < 0.55:
+            targets = [s for s in state.living() if s != seat]
+            if state.roles[seat] is Role.MAFIA:
+                targets = [s for s in targets if state.roles[s] is not Role.MAFIA] or targets
+            target = self.rng.choice(targets)
+            await person.press(turn, f"{target} · {state.seats[target].nick}")
+            acted = True
+        if self._once(person.id, state.step, "pass") and self.rng.random() < 0.6:
+            await self.table.settle()
+            fresh = self.table.latest(self.table.group.messages(), "t:")
+            if (
+                fresh is not None
+                and self.table.state is not None
+                and (self.table.state.step == state.step)
+            ):
+                await person.press(fresh, 0)
+            acted = True
+        return acted
+
+    async def _vote(self, state: GameState) -> bool:
+        ballot = self.table.latest(self.table.group.messages(), "v:")
+        if ballot is None:
+            return False
+        acted = False
+        for seat in state.living():
+            person = self.table.person(seat)
+            if not self._once(person.id, state.step, "vote"):
+                continue
+            roll = self.rng.random()
+            if roll < 0.08:
+                continue  # not voting is abstaining (D6)
+            buttons = [b for row in ballot.buttons() for b in row]
+            choice = buttons[-1] if roll < 0.15 else self.rng.choice(buttons[:-1])
+            await person.press(ballot, choice.text)
+            acted = True
+        return acted
+
+    async def _night(self, state: GameState) -> bool:
+        acted = False
+        # The mafia agree on a target most nights; sometimes one of them strays (a miss, N3).
+        peaceful = [s for s in state.living() if state.roles[s] is not Role.MAFIA]
+        target = peaceful[(state.day * 7) % len(peaceful)] if peaceful else None
+        for seat in state.living():
+            role = state.roles[seat]
+            person = self.table.person(seat)
+            if role is Role.MAFIA and self._once(person.id, state.step, "confer"):
+                await person.send(person.private, self.rng.choice(SPEECHES[self.lang]))
+                acted = True
+            if state.phase is not Phase.NIGHT or role is Role.CIVILIAN:
+                continue
+            keyboard = self.table.latest(person.inbox(), "n:")
+            if keyboard is None or not self._once(person.id, state.step, "night"):
+                continue
+            if role is Role.COMMISSIONER:
+                pick = self.rng.choice([s for s in state.living() if s != seat])
+            else:
+                pick = (
+                    target
+                    if target is not None and self.rng.random() < 0.9
+                    else (self.rng.choice(state.living()))
+                )
+            await person.press(keyboard, f"{pick} · {state.seats[pick].nick}")
+            acted = True
+        return acted
+
+
+async def play(table: Table, crowd: Crowd, max_steps: int = 20_000) -> GameState:
+    """Play until the game is over: people act, and when nobody does, time passes."""
+    for _ in range(max_steps):
+        await table.settle()
+        state = table.state
+        if state is not None and state.finished:
+            return state
+        if not await crowd.act() and not await table.advance():
+            raise RuntimeError("the game stalled: nobody can act and no timer is armed")
+    raise RuntimeError("the game did not end")
+
+
+async def play_demo(config: Config, players: int, seed: int, lang: str, out: TextIO) -> int:
+    settings = config.casual_settings()
+    async with open_table(
+        players,
+        seed=seed,
+        lang=lang,
+        settings=settings,
+        warning_seconds=config.game.warning_seconds,
+    ) as table:
+        await table.gather()
+        await table.begin()
+        state = await play(table, Crowd(table, random.Random(seed), lang))
+        out.write(table.sandbox.transcript() + "\n\n")
+        table.sandbox.assert_no_bot_errors()
+        winner = state.winner
+        words = {Side.PEACEFUL: "the peaceful side", Side.MAFIA: "the mafia"}
+        out.write(
+            f"Game over after day {state.day}: {words[winner] if winner else 'nobody'} won "
+            f"(seed {seed}, {players} players).\n"
+        )
+    return 0

@@ -1,0 +1,387 @@
+"""Simulated people and supergroups that a test scripts like a puppeteer.
+
+A `SimUser` does what a Telegram user does with a bot: presses Start (optionally from a
+deep link), writes in a group or in private, sends a sticker or a voice note, forwards,
+edits, presses inline buttons and reads the alert, blocks the bot, joins by an invite
+link. A `SimGroup` is a supergroup its owner administers: members come and go, get
+promoted, and the bot is added, promoted, demoted or removed. Each action changes the
+world the way Telegram would and queues the updates the bot would receive; anything a
+real person could not do raises `SimulationError` at once, in the test.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from bot.sandbox.errors import SimulationError
+from bot.sandbox.formatting import FormattedText
+from bot.sandbox.world import (
+    MEDIA_KINDS,
+    Account,
+    AdminRights,
+    Button,
+    CallbackAnswer,
+    CallbackPress,
+    Chat,
+    Group,
+    InviteLink,
+    Membership,
+    PrivateChat,
+    SimMessage,
+    World,
+    media_payload,
+)
+
+_INVITE = re.compile(r"(?:https?://)?t\.me/(?:\+|joinchat/)([\w-]+)")
+_BOT_LINK = re.compile(r"(?:https?://)?t\.me/(\w+)")
+
+
+class SimUser(Account):
+    """A person using Telegram."""
+
+    def __init__(
+        self,
+        world: World,
+        user_id: int,
+        first_name: str,
+        *,
+        last_name: str | None = None,
+        username: str | None = None,
+        language_code: str | None = None,
+    ):
+        super().__init__(
+            user_id,
+            first_name,
+            last_name=last_name,
+            username=username,
+            language_code=language_code,
+        )
+        self._world = world
+
+    @property
+    def private(self) -> PrivateChat:
+        """This person's private chat with the bot."""
+        return self._world.private_chat(self)
+
+    # -- the private chat -----------------------------------------------------------------
+
+    async def start_bot(self, payload: str | None = None) -> SimMessage:
+        """Press Start (or Restart after blocking), as from `t.me/<bot>?start=<payload>`."""
+        if self.blocked:
+            self.blocked = False
+            self._world.private_status_changed(self, blocked=False)
+        self.started = True
+        return self._post_text(self.private, f"/start {payload}" if payload else "/start")
+
+    async def block_bot(self) -> None:
+        """Block the bot: it may no longer write here, and learns so by my_chat_member."""
+        if self.blocked:
+            raise SimulationError(f"{self.first_name} has already blocked the bot")
+        self.blocked = True
+        if self.started:
+            self._world.private_status_changed(self, blocked=True)
+
+    def inbox(self) -> list[SimMessage]:
+        """The bot's messages in this person's private chat that still exist."""
+        return [m for m in self.private.visible_messages() if m.from_bot and not m.service]
+
+    def answers(self) -> list[CallbackAnswer]:
+        """Every answer the bot gave to this person's button presses, oldest first."""
+        presses = [p for p in self._world.queries.values() if p.user is self]
+        return [p.answer for p in presses if p.answer is not None]
+
+    # -- writing --------------------------------------------------------------------------
+
+    async def send(
+        self, chat: Chat, text: str, *, reply_to: SimMessage | None = None
+    ) -> SimMessage:
+        """Write `text` in a group or in the private chat with the bot."""
+        self._check_can_write(chat)
+        if reply_to is not None:
+            self._check_sees(reply_to)
+            if reply_to.chat is not chat:
+                raise SimulationError("a reply must be in the same chat as the message")
+        return self._post_text(chat, text, reply_to=reply_to)
+
+    async def send_command(self, chat: Chat, command: str, args: str = "") -> SimMessage:
+        """A command as Telegram's command menu sends it: `/cmd@bot` in a group."""
+        name = command.removeprefix("/")
+        if isinstance(chat, Group):
+            name = f"{name}@{self._world.bot.username}"
+        return await self.send(chat, f"/{name} {args}".rstrip())
+
+    async def send_media(
+        self,
+        chat: Chat,
+        kind: str,
+        *,
+        caption: str | None = None,
+        data: bytes = b"\x00",
+        filename: str | None = None,
+        emoji: str | None = None,
+    ) -> SimMessage:
+        """A photo, document, voice note, video note, sticker, video, audio or animation."""
+        if kind not in MEDIA_KINDS:
+            raise SimulationError(f"unknown media kind {kind!r}; one of {MEDIA_KINDS}")
+        if caption is not None and kind in ("sticker", "video_note"):
+            raise SimulationError(f"a {kind} has no caption")
+        self._check_can_write(chat)
+        stored = self._world.store_file(kind, data, filename, None)
+        formatted = FormattedText.plain(caption) if caption else FormattedText("")
+        message = self._world.post(
+            chat,
+            self,
+            media_kind=kind,
+            file=stored,
+            media=media_payload(kind, stored, emoji=emoji or ("🙂" if kind == "sticker" else None)),
+            caption=formatted.text or None,
+            caption_entities=formatted.entities,
+        )
+        self._world.deliver(message)
+        return message
+
+    async def edit(self, message: SimMessage, text: str) -> SimMessage:
+        """Edit one's own text message; the bot gets an edited_message."""
+        self._check_sees(message)
+        if message.sender is not self or message.text is None:
+            raise SimulationError(f"{self.first_name} can only edit their own text messages")
+        formatted = self._typed(text)
+        message.text, message.entities = formatted.text, formatted.entities
+        message.edit_date = self._world.now()
+        self._world.deliver(message, edited=True)
+        return message
+
+    async def forward(self, message: SimMessage, to: Chat) -> SimMessage:
+        """Forward a message; Telegram refuses for a message with protected content."""
+        self._check_sees(message)
+        if message.protect_content:
+            raise SimulationError("this message has protected content and can't be forwarded")
+        if message.service:
+            raise SimulationError("a service message can't be forwarded")
+        self._check_can_write(to)
+        copy = self._world.post(to, self, **message.forwarded_content())
+        self._world.deliver(copy)
+        return copy
+
+    # -- buttons and links ----------------------------------------------------------------
+
+    async def press(self, message: SimMessage, button: str | int) -> CallbackPress:
+        """Press a callback button (by text or position); the bot gets a callback_query."""
+        chosen = self._button(message, button)
+        if chosen.callback_data is None:
+            raise SimulationError(
+                f"button {chosen.text!r} is not a callback button; use follow() for links"
+            )
+        press = CallbackPress(self._world.new_query_id(), self, message, chosen.callback_data)
+        self._world.queries[press.id] = press
+        self._world.updates.push(
+            "callback_query",
+            {
+                "id": press.id,
+                "from": self.to_api(),
+                "message": message.to_api(),
+                "chat_instance": self._world.chat_instance(message.chat),
+                "data": press.data,
+            },
+        )
+        return press
+
+    async def follow(self, message: SimMessage, button: str | int) -> SimMessage:
+        """Press a URL button: a deep link to the bot or an invite link (see open_link)."""
+        chosen = self._button(message, button)
+        if chosen.url is None:
+            raise SimulationError(f"button {chosen.text!r} has no URL; use press()")
+        return await self.open_link(chosen.url)
+
+    async def open_link(self, url: str) -> SimMessage:
+        """Open a t.me link: `?start=` starts the bot, `+code` joins a group.
+
+        Returns the /start message, or the "joined" service message.
+        """
+        invite = _INVITE.fullmatch(url)
+        if invite:
+            return await self.join_by_link(url)
+        parts = urlsplit(url if "://" in url else f"https://{url}")
+        target = _BOT_LINK.fullmatch(f"t.me{parts.path}") if parts.netloc == "t.me" else None
+        if target is None or target.group(1).lower() != (self._world.bot.username or "").lower():
+            raise SimulationError(f"the sandbox can't open {url!r}")
+        payload = parse_qs(parts.query).get("start", [None])[0]
+        return await self.start_bot(payload)
+
+    async def join_by_link(self, url: str) -> SimMessage:
+        link, group = self._find_invite(url)
+        standing = group.member(self)
+        if standing.status == "kicked":
+            raise SimulationError(f"{self.first_name} is banned in {group.title}")
+        if standing.is_member:
+            raise SimulationError(f"{self.first_name} is already in {group.title}")
+        if link.is_revoked or (
+            link.expire_date is not None and link.expire_date <= self._world.now()
+        ):
+            raise SimulationError("the invite link has expired")
+        if link.member_limit is not None and link.joined >= link.member_limit:
+            raise SimulationError("the invite link has reached its member limit")
+        if link.creates_join_request:
+            raise SimulationError("join requests are not emulated by the sandbox")
+        link.joined += 1
+        new = Membership(self, "member")
+        self._world.membership_changed(group, standing, new, self, invite_link=link)
+        return self._world.service_message(group, self, new_chat_members=[self])
+
+    async def leave(self, group: Group) -> None:
+        standing = group.member(self)
+        if not standing.is_member:
+            raise SimulationError(f"{self.first_name} is not in {group.title}")
+        if standing.status == "creator":
+            raise SimulationError("the owner of a group can't leave it in the sandbox")
+        self._world.membership_changed(group, standing, Membership(self, "left"), self)
+        self._world.service_message(group, self, left_chat_member=self)
+
+    # -- rules of what a person can do ----------------------------------------------------
+
+    def _find_invite(self, url: str) -> tuple[InviteLink, Group]:
+        wanted = url if url.startswith("http") else f"https://{url}"
+        for group in self._world.groups.values():
+            link = group.invite_links.get(wanted)
+            if link is not None:
+                return link, group
+        raise SimulationError(f"no such invite link: {url}")
+
+    def _check_can_write(self, chat: Chat) -> None:
+        if isinstance(chat, PrivateChat):
+            if chat.user is not self:
+                raise SimulationError(f"{self.first_name} can't write in another's private chat")
+            if not self.started or self.blocked:
+                raise SimulationError(
+                    f"{self.first_name} must press Start (start_bot) before writing to the bot"
+                )
+        elif isinstance(chat, Group) and not chat.member(self).is_member:
+            raise SimulationError(f"{self.first_name} is not a member of {chat.title}")
+
+    def _button(self, message: SimMessage, which: str | int) -> Button:
+        self._check_sees(message)
+        try:
+            return message.button(which)
+        except LookupError as error:
+            raise SimulationError(str(error)) from None
+
+    def _check_sees(self, message: SimMessage) -> None:
+        if message.deleted:
+            raise SimulationError(f"message {message.message_id} has been deleted")
+        chat = message.chat
+        if isinstance(chat, PrivateChat) and chat.user is not self:
+            raise SimulationError(f"{self.first_name} can't see another's private chat")
+        if isinstance(chat, Group) and not chat.member(self).is_member:
+            raise SimulationError(f"{self.first_name} is not a member of {chat.title}")
+
+    def _typed(self, text: str) -> FormattedText:
+        if not text.strip():
+            raise SimulationError("Telegram does not send an empty message")
+        return FormattedText.plain(text)
+
+    def _post_text(
+        self, chat: Chat, text: str, *, reply_to: SimMessage | None = None
+    ) -> SimMessage:
+        formatted = self._typed(text)
+        message = self._world.post(
+            chat, self, text=formatted.text, entities=formatted.entities, reply_to=reply_to
+        )
+        self._world.deliver(message)
+        return message
+
+
+class SimGroup(Group):
+    """A supergroup, administered by its owner on the test's behalf."""
+
+    def __init__(
+        self, world: World, chat_id: int, title: str, owner: SimUser, username: str | None
+    ):
+        super().__init__(chat_id, title, owner, username)
+        self._world = world
+
+    def status_of(self, account: Account) -> str:
+        return self.member(account).status
+
+    @property
+    def bot_status(self) -> str:
+        return self.member(self._world.bot).status
+
+    @property
+    def bot_rights(self) -> AdminRights | None:
+        return self.member(self._world.bot).rights
+
+    def add_member(self, user: SimUser, *, added_by: SimUser | None = None) -> None:
+        """`user` joins (or is added by `added_by`); the bot sees the service message."""
+        old = self.member(user)
+        if old.is_member:
+            raise SimulationError(f"{user.first_name} is already in {self.title}")
+        if old.status == "kicked":
+            raise SimulationError(f"{user.first_name} is banned in {self.title}")
+        actor = added_by or user
+        self._world.membership_changed(self, old, Membership(user, "member"), actor)
+        self._world.service_message(self, actor, new_chat_members=[user])
+
+    def remove_member(self, user: SimUser, *, by: SimUser | None = None) -> None:
+        """`user` leaves, or is removed by the administrator `by`."""
+        old = self.member(user)
+        if not old.is_member or old.status == "creator":
+            raise SimulationError(f"{user.first_name} can't be removed from {self.title}")
+        actor = by or user
+        self._world.membership_changed(self, old, Membership(user, "left"), actor)
+        self._world.service_message(self, actor, left_chat_member=user)
+
+    def promote(self, user: SimUser, **rights: bool) -> None:
+        """Make a member an administrator with the given rights (the owner does it)."""
+        old = self.member(user)
+        if not old.is_member or old.status == "creator":
+            raise SimulationError(f"{user.first_name} can't be promoted in {self.title}")
+        new = Membership(user, "administrator", AdminRights.granting(**rights))
+        self._world.membership_changed(self, old, new, self.owner)
+
+    def demote(self, user: SimUser) -> None:
+        old = self.member(user)
+        if old.status != "administrator":
+            raise SimulationError(f"{user.first_name} is not an administrator of {self.title}")
+        self._world.membership_changed(self, old, Membership(user, "member"), self.owner)
+
+    def add_bot(self, *, added_by: SimUser | None = None) -> None:
+        """Add the bot as an ordinary member; it gets my_chat_member and the service message."""
+        self._change_bot(Membership(self._world.bot, "member"), added_by)
+
+    def promote_bot(self, *, by: SimUser | None = None, **rights: bool) -> None:
+        """Make the bot an administrator (adding it if absent) with exactly these rights."""
+        new = Membership(self._world.bot, "administrator", AdminRights.granting(**rights))
+        self._change_bot(new, by)
+
+    def demote_bot(self, *, by: SimUser | None = None) -> None:
+        if self.bot_status != "administrator":
+            raise SimulationError(f"the bot is not an administrator of {self.title}")
+        self._change_bot(Membership(self._world.bot, "member"), by)
+
+    def remove_bot(self, *, by: SimUser | None = None, ban: bool = False) -> None:
+        """Remove the bot from the group (banned if `ban`)."""
+        if not self.member(self._world.bot).is_member:
+            raise SimulationError(f"the bot is not in {self.title}")
+        new = Membership(self._world.bot, "kicked" if ban else "left")
+        self._change_bot(new, by)
+
+    def _change_bot(self, new: Membership, by: SimUser | None) -> None:
+        actor = by or self.owner
+        if not self.member(actor).is_admin:
+            raise SimulationError(f"{actor.first_name} is not an administrator of {self.title}")
+        bot = self._world.bot
+        old = self.member(bot)
+        self._world.membership_changed(self, old, new, actor)
+        if new.is_member and not old.is_member:
+            self._world.service_message(self, actor, new_chat_members=[bot])
+        elif old.is_member and not new.is_member:
+            self._world.post(self, actor, service={"left_chat_member": bot})
+
+    def describe(self) -> dict[str, Any]:
+        """The group as the control API reports it."""
+        return {
+            "chat": self.to_api(),
+            "members": [m.to_api() for m in self.members.values()],
+        }

@@ -1,0 +1,64 @@
+"""Telegram's flood limits on sending, and a deterministic clock for tests about time.
+
+Telegram answers 429 "Too Many Requests: retry after N" when a bot sends faster than
+about 30 messages a second overall, one a second into one private chat, or 20 a minute
+into one group. A game that posts a turn message per speaker must stay under the group
+limit, so the sandbox can enforce all three (sliding windows over the sandbox clock).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Window:
+    """At most `limit` messages within any `seconds`."""
+
+    limit: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class RateLimits:
+    overall: Window = Window(30, 1.0)
+    private_chat: Window = Window(1, 1.0)
+    group_chat: Window = Window(20, 60.0)
+
+
+class ManualClock:
+    """A clock that moves only when told: `clock()` is the time, `advance()` moves it."""
+
+    def __init__(self, start: float = 1_750_000_000.0):
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@dataclass
+class RateLimiter:
+    limits: RateLimits
+    _sent: dict[object, deque[float]] = field(default_factory=dict)
+
+    def admit(self, chat_id: int, *, group: bool, now: float) -> int | None:
+        """Count one message to `chat_id`, or return the seconds to wait before retrying."""
+        chat_window = self.limits.group_chat if group else self.limits.private_chat
+        checks = (("all", self.limits.overall), (chat_id, chat_window))
+        wait = 0.0
+        for key, window in checks:
+            times = self._sent.setdefault(key, deque())
+            while times and times[0] <= now - window.seconds:
+                times.popleft()
+            if len(times) >= window.limit:
+                wait = max(wait, times[0] + window.seconds - now)
+        if wait > 0:
+            return max(1, math.ceil(wait))
+        for key, _ in checks:
+            self._sent[key].append(now)
+        return None

@@ -1,0 +1,117 @@
+"""The bot's update queue with getUpdates semantics: offsets, limits, long polling.
+
+Telegram keeps every update until the bot confirms it by asking for a later offset; a
+long poll returns as soon as something arrives; `allowed_updates` changes which kinds are
+queued from then on (chat_member and reactions only when asked for); and a second poll
+while one is waiting ends the first with 409 Conflict, which is how Telegram reports two
+copies of a bot running at once. Tests rely on the same behaviour to know when the bot
+has taken everything in (see `Sandbox.settle`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from bot.sandbox.errors import ApiError
+
+# Kinds Telegram sends only when the bot lists them in allowed_updates.
+OPT_IN_KINDS = frozenset({"chat_member", "message_reaction", "message_reaction_count"})
+
+
+class UpdateQueue:
+    def __init__(self) -> None:
+        self._pending: list[dict[str, Any]] = []
+        self._next_id = 1
+        self._allowed: frozenset[str] | None = None
+        self._waiters: set[asyncio.Event] = set()
+        self._polled: asyncio.Event | None = None
+        self._generation = 0
+        self._closed = False
+
+    @property
+    def pending(self) -> list[dict[str, Any]]:
+        """Updates not yet confirmed by the bot (delivered or not)."""
+        return list(self._pending)
+
+    async def wait_polling(self) -> None:
+        """Return once a long poll is waiting."""
+        await self._polled_event().wait()
+
+    def _polled_event(self) -> asyncio.Event:
+        if self._polled is None:
+            self._polled = asyncio.Event()
+        return self._polled
+
+    def wants(self, kind: str) -> bool:
+        if self._allowed is None:
+            return kind not in OPT_IN_KINDS
+        return kind in self._allowed
+
+    def push(self, kind: str, payload: dict[str, Any]) -> int | None:
+        """Queue an update unless the bot's allowed_updates excludes its kind."""
+        if not self.wants(kind):
+            return None
+        update_id = self._next_id
+        self._next_id += 1
+        self._pending.append({"update_id": update_id, kind: payload})
+        self._wake()
+        return update_id
+
+    def drop_pending(self) -> None:
+        self._pending.clear()
+
+    def close(self) -> None:
+        """End every waiting poll (with no updates) and answer later ones at once."""
+        self._closed = True
+        self._wake()
+
+    def _wake(self) -> None:
+        for event in self._waiters:
+            event.set()
+
+    def _confirm(self, offset: int) -> None:
+        if offset < 0:
+            self._pending = self._pending[offset:]
+        elif offset:
+            self._pending = [u for u in self._pending if u["update_id"] >= offset]
+
+    async def get_updates(
+        self,
+        *,
+        offset: int,
+        limit: int,
+        poll_seconds: float,
+        allowed_updates: list[str] | None,
+    ) -> list[dict[str, Any]]:
+        if not 1 <= limit <= 100:
+            limit = 100
+        if allowed_updates is not None:
+            self._allowed = frozenset(allowed_updates) if allowed_updates else None
+        self._confirm(offset)
+        self._generation += 1
+        generation = self._generation
+        self._wake()  # a poll still waiting is now a conflicting one
+        if self._pending or self._closed or poll_seconds <= 0:
+            return self._pending[:limit]
+        event = asyncio.Event()
+        self._waiters.add(event)
+        self._polled_event().set()
+        try:
+            async with asyncio.timeout(poll_seconds):
+                while not (self._pending or self._closed):
+                    event.clear()
+                    await event.wait()
+                    if generation != self._generation:
+                        raise ApiError(
+                            409,
+                            "Conflict: terminated by other getUpdates request; "
+                            "make sure that only one bot instance is running",
+                        )
+        except TimeoutError:
+            return []
+        finally:
+            self._waiters.discard(event)
+            if not self._waiters:
+                self._polled_event().clear()
+        return self._pending[:limit]
