@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from aiogram import Bot, Dispatcher
@@ -68,9 +69,10 @@ async def build_app(
     texts: Texts,
     casual_settings: GameSettings,
     warning_seconds: float = 10.0,
-    seeds: object = new_seed,
+    seeds: Callable[[], str] = new_seed,
+    pace_scale: float = 1.0,
 ) -> App:
-    sender = Sender(bot, clock)
+    sender = Sender(bot, clock, pace_scale)
     service = GameService(
         Repositories.of(database),
         clock,
@@ -78,7 +80,7 @@ async def build_app(
         texts,
         sender,
         casual_settings,
-        seeds if callable(seeds) else new_seed,
+        seeds,
         warning_seconds,
     )
     dispatcher = Dispatcher()

@@ -14,7 +14,7 @@ import contextlib
 import hashlib
 import random
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -30,7 +30,7 @@ from bot.rules.events import Phase
 from bot.rules.roles import Role, Side
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
-from bot.sandbox import Sandbox, SettleTimeout, SimGroup, SimMessage, SimUser
+from bot.sandbox import CallbackPress, Sandbox, SettleTimeout, SimGroup, SimMessage, SimUser
 from storage.db import Database
 
 NAMES = {
@@ -160,6 +160,59 @@ class Table:
                 return message
         return None
 
+    def label(self, seat: int) -> str:
+        """A player button's text (PRODUCT: `5 · Anna`)."""
+        state = self.state
+        assert state is not None
+        return f"{seat} · {state.seats[seat].nick}"
+
+    async def press(self, seat: int, message: SimMessage, button: str | int) -> CallbackPress:
+        press = await self.person(seat).press(message, button)
+        await self.settle()
+        return press
+
+    def turn_message(self) -> SimMessage:
+        message = self.latest(self.group.messages(), "t:")
+        assert message is not None, "no turn message"
+        return message
+
+    async def pass_turn(self) -> CallbackPress:
+        state = self.state
+        assert state is not None and state.speaker is not None
+        return await self.press(state.speaker, self.turn_message(), 0)
+
+    async def nominate(self, target: int) -> CallbackPress:
+        state = self.state
+        assert state is not None and state.speaker is not None
+        return await self.press(state.speaker, self.turn_message(), self.label(target))
+
+    async def vote(self, seat: int, choice: int | None) -> CallbackPress:
+        ballot = self.latest(self.group.messages(), "v:")
+        assert ballot is not None, "no vote message"
+        button = (
+            self.label(choice)
+            if choice is not None
+            else len([b for row in ballot.buttons() for b in row]) - 1
+        )
+        return await self.press(seat, ballot, button)
+
+    async def night_pick(self, seat: int, target: int) -> CallbackPress:
+        keyboard = self.latest(self.person(seat).inbox(), "n:")
+        assert keyboard is not None, f"seat {seat} has no night keyboard"
+        return await self.press(seat, keyboard, self.label(target))
+
+    async def wait_for(self, done: Callable[[GameState], bool], limit: int = 500) -> GameState:
+        """Let the clock run (every turn times out) until `done(state)` holds."""
+        for _ in range(limit):
+            await self.settle()
+            state = self.state
+            assert state is not None
+            if done(state):
+                return state
+            if not await self.advance():
+                raise AssertionError(f"stalled at {state.phase}")
+        raise AssertionError("the condition never came")
+
     # --- the lobby ---------------------------------------------------------------
 
     async def gather(self, players: list[SimUser] | None = None) -> None:
@@ -283,7 +336,12 @@ class Crowd:
         nominating = state.phase is Phase.ROUND_2 and seat not in state.nominations
         # One roll a turn decides whether the speaker nominates.
         once = nominating and self._once(person.id, state.step, "nominate")
-        if once and self.rng.random() < 0.55:
+        suspect = self._suspect(state, seat) if once else None
+        if suspect is not None:
+            # The Commissioner puts up a player their check found to be mafia.
+            await person.press(turn, f"{suspect} · {state.seats[suspect].nick}")
+            acted = True
+        elif once and self.rng.random() < 0.55:
             targets = [s for s in state.living() if s != seat]
             if state.roles[seat] is Role.MAFIA:
                 targets = [s for s in targets if state.roles[s] is not Role.MAFIA] or targets
@@ -302,6 +360,18 @@ class Crowd:
             acted = True
         return acted
 
+    def _suspect(self, state: GameState, seat: int) -> int | None:
+        """A living seat the Commissioner at `seat` has been told is mafia."""
+        if state.roles[seat] is not Role.COMMISSIONER:
+            return None
+        for message in self.table.person(seat).inbox():
+            text = message.content
+            if text.startswith("🔎") and ("mafia" in text or "мафия" in text):
+                found = int(text[1:].split("·")[0].strip())
+                if state.is_alive(found):
+                    return found
+        return None
+
     async def _vote(self, state: GameState) -> bool:
         ballot = self.table.latest(self.table.group.messages(), "v:")
         if ballot is None:
@@ -316,6 +386,11 @@ class Crowd:
                 continue  # not voting is abstaining (D6)
             buttons = [b for row in ballot.buttons() for b in row]
             choice = buttons[-1] if roll < 0.15 else self.rng.choice(buttons[:-1])
+            # Peaceful players follow the Commissioner's nomination most of the time.
+            accused = state.nominations.get(state.commissioner())
+            trusting = state.roles[seat] is not Role.MAFIA and self.rng.random() < 0.8
+            if accused in state.leaders and trusting:
+                choice = ballot.button(f"{accused} · {state.seats[accused].nick}")
             await person.press(ballot, choice.text)
             acted = True
         return acted

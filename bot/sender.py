@@ -62,15 +62,19 @@ def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
 
 
 class Sender:
-    def __init__(self, bot: Bot, clock: Clock) -> None:
+    def __init__(self, bot: Bot, clock: Clock, pace_scale: float = 1.0) -> None:
         self.bot = bot
         self.clock = clock
+        # Tests that run a game on the wall clock with timers scaled down scale the
+        # windows by the same factor, so the pace relative to the game stays the same.
+        self.pace_scale = pace_scale
         self._sent: dict[int, deque[float]] = {}
         self.remembered: dict[tuple[int, str], Remembered] = {}
 
     async def _pace(self, chat_id: int) -> None:
         """Wait until one more message keeps the chat inside its window (a sliding one)."""
         limit, window = GROUP_LIMIT if chat_id < 0 else PRIVATE_LIMIT
+        window *= self.pace_scale
         sent = self._sent.setdefault(chat_id, deque())
         now = self.clock.now()
         while sent and sent[0] <= now - window:

@@ -1,7 +1,8 @@
 """Telegram handlers: one router per feature, in the order they must see updates.
 
-The guard comes last: it deletes whatever no other router claimed and the rules
-do not allow in the group (D10, N5).
+Routers are made fresh for every dispatcher (a router can belong to one only). The
+guard comes last: it deletes whatever no other router claimed and the rules do not
+allow in the group (D10, N5).
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ from handlers import common, day, guard, host, lobby, night, vote
 
 def get_routers() -> list[Router]:
     return [
-        host.router,
-        host.refusals,
-        host.sanction_router,
-        common.router,
-        lobby.router,
-        day.router,
-        vote.router,
-        night.router,
-        guard.router,
+        host.host_router(),
+        host.refusal_router(),
+        host.button_router(),
+        common.make_router(),
+        lobby.make_router(),
+        day.make_router(),
+        vote.make_router(),
+        night.make_router(),
+        guard.make_router(),
     ]

@@ -11,10 +11,7 @@ from bot.render import label
 from bot.service import GameService
 from handlers.lobby import join_from_private
 
-router = Router(name="common")
 
-
-@router.message(CommandStart(), F.chat.type == "private")
 async def start(message: Message, command: CommandObject, service: GameService, lang: str) -> None:
     assert message.from_user is not None
     user_id = message.from_user.id
@@ -28,18 +25,15 @@ async def start(message: Message, command: CommandObject, service: GameService, 
     await service.retry_waiting_begins(user_id)
 
 
-@router.message(Command("help"))
 async def help_(message: Message, service: GameService, lang: str) -> None:
     key = "common.help_private" if message.chat.type == "private" else "common.help_group"
     await message.answer(service.t(lang, key))
 
 
-@router.message(Command("rules"))
 async def rules(message: Message, service: GameService, lang: str) -> None:
     await message.answer(service.t(lang, "common.rules"))
 
 
-@router.message(Command("status"))
 async def status(message: Message, service: GameService, lang: str) -> None:
     t = service.t
     running = await service.running_in_chat(message.chat.id)
@@ -67,7 +61,6 @@ async def status(message: Message, service: GameService, lang: str) -> None:
     )
 
 
-@router.message(Command("lang"))
 async def set_lang(
     message: Message, command: CommandObject, service: GameService, lang: str
 ) -> None:
@@ -81,3 +74,13 @@ async def set_lang(
     else:
         await service.repos.chats.set_lang(message.chat.id, wanted)
     await message.answer(service.t(wanted, "common.lang_set"))
+
+
+def make_router() -> Router:
+    router = Router(name="common")
+    router.message.register(start, CommandStart(), F.chat.type == "private")
+    router.message.register(help_, Command("help"))
+    router.message.register(rules, Command("rules"))
+    router.message.register(status, Command("status"))
+    router.message.register(set_lang, Command("lang"))
+    return router

@@ -12,10 +12,7 @@ from bot.rules.errors import RuleError
 from bot.service import GameService
 from handlers.buttons import press
 
-router = Router(name="day")
 
-
-@router.callback_query(TurnCb.filter())
 async def turn_button(
     query: CallbackQuery, callback_data: TurnCb, service: GameService, lang: str
 ) -> None:
@@ -45,12 +42,10 @@ async def _command(message: Message, service: GameService, lang: str, target: in
         await message.reply(service.t(lang, f"error.{error.code}"))
 
 
-@router.message(Command("pass"), F.chat.type.in_({"group", "supergroup"}))
 async def pass_turn(message: Message, service: GameService, lang: str) -> None:
     await _command(message, service, lang, None)
 
 
-@router.message(Command("nominate"), F.chat.type.in_({"group", "supergroup"}))
 async def nominate(
     message: Message, command: CommandObject, service: GameService, lang: str
 ) -> None:
@@ -59,3 +54,11 @@ async def nominate(
         await message.reply(service.t(lang, "day.nominate_usage"))
         return
     await _command(message, service, lang, int(arg))
+
+
+def make_router() -> Router:
+    router = Router(name="day")
+    router.callback_query.register(turn_button, TurnCb.filter())
+    router.message.register(pass_turn, Command("pass"), F.chat.type.in_({"group", "supergroup"}))
+    router.message.register(nominate, Command("nominate"), F.chat.type.in_({"group", "supergroup"}))
+    return router

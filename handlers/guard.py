@@ -16,7 +16,6 @@ from bot.render import label
 from bot.rules.events import Phase
 from bot.service import GameService
 
-router = Router(name="guard")
 log = logging.getLogger(__name__)
 
 # What a person can say or show; service messages (joins, pins) are left alone.
@@ -39,7 +38,6 @@ SPEECH = {
 }
 
 
-@router.message(F.chat.type.in_({"group", "supergroup"}), F.content_type.in_(SPEECH))
 async def keep_order(message: Message, bot: Bot, service: GameService) -> None:
     running = await service.running_in_chat(message.chat.id)
     if running is None or message.from_user is None:
@@ -70,3 +68,11 @@ async def keep_order(message: Message, bot: Bot, service: GameService) -> None:
                     group_lang, "night.eyes_open", player=label(state, seat), game=game.game_id
                 ),
             )
+
+
+def make_router() -> Router:
+    router = Router(name="guard")
+    router.message.register(
+        keep_order, F.chat.type.in_({"group", "supergroup"}), F.content_type.in_(SPEECH)
+    )
+    return router

@@ -14,6 +14,7 @@ from aiogram.filters import Command, CommandObject, Filter
 from aiogram.types import CallbackQuery, Message
 
 from bot.callbacks import SanctionCb, SignCb
+from bot.i18n import escape
 from bot.render import Button, Post, label
 from bot.rules.actions import Action, Extend, Pause, Resume, Sanction, Skip, Stop
 from bot.rules.errors import RuleError
@@ -23,9 +24,6 @@ from bot.service import GameService
 from storage.games import GameStatus
 
 HOST_COMMANDS = ("begin", "pause", "resume", "skip", "extend", "warn", "remove", "stop", "host")
-
-router = Router(name="host")
-refusals = Router(name="host-refusals")
 
 
 class IsHost(Filter):
@@ -40,9 +38,6 @@ class IsHost(Filter):
         return {"game": game}
 
 
-router.message.filter(F.chat.type.in_({"group", "supergroup"}), IsHost())
-
-
 async def _act(message: Message, service: GameService, lang: str, action: Action) -> None:
     running = await service.running_in_chat(message.chat.id)
     if running is None:
@@ -54,7 +49,6 @@ async def _act(message: Message, service: GameService, lang: str, action: Action
         await message.answer(service.t(lang, f"error.{error.code}"))
 
 
-@router.message(Command("begin"))
 async def begin(message: Message, bot: Bot, service: GameService, lang: str, game: Any) -> None:
     if game.status is not GameStatus.LOBBY:
         await message.answer(service.t(lang, "host.already_running"))
@@ -75,7 +69,7 @@ async def begin(message: Message, bot: Bot, service: GameService, lang: str, gam
     elif outcome.unreachable:
         me = await bot.me()
         names = ", ".join(
-            f'<a href="tg://user?id={p.user_id}">{p.nick}</a>' for p in outcome.unreachable
+            f'<a href="tg://user?id={p.user_id}">{escape(p.nick)}</a>' for p in outcome.unreachable
         )
         link = f"https://t.me/{me.username}?start=join_{game.game_id}"
         await bot.send_message(
@@ -85,22 +79,18 @@ async def begin(message: Message, bot: Bot, service: GameService, lang: str, gam
         )
 
 
-@router.message(Command("pause"))
 async def pause(message: Message, service: GameService, lang: str) -> None:
     await _act(message, service, lang, Pause())
 
 
-@router.message(Command("resume"))
 async def resume(message: Message, service: GameService, lang: str) -> None:
     await _act(message, service, lang, Resume())
 
 
-@router.message(Command("skip"))
 async def skip(message: Message, service: GameService, lang: str) -> None:
     await _act(message, service, lang, Skip())
 
 
-@router.message(Command("extend"))
 async def extend(message: Message, command: CommandObject, service: GameService, lang: str) -> None:
     seconds = _number(command.args)
     if seconds is None or not 0 < seconds <= 600:
@@ -109,7 +99,6 @@ async def extend(message: Message, command: CommandObject, service: GameService,
     await _act(message, service, lang, Extend(float(seconds)))
 
 
-@router.message(Command("stop"))
 async def stop(message: Message, service: GameService, lang: str, game: Any) -> None:
     if game.status is GameStatus.LOBBY:
         await service.repos.games.set_status(
@@ -120,7 +109,6 @@ async def stop(message: Message, service: GameService, lang: str, game: Any) -> 
     await _act(message, service, lang, Stop())
 
 
-@router.message(Command("remove"))
 async def remove(message: Message, command: CommandObject, service: GameService, lang: str) -> None:
     seat = _number(command.args)
     running = await service.running_in_chat(message.chat.id)
@@ -133,7 +121,6 @@ async def remove(message: Message, command: CommandObject, service: GameService,
     await _act(message, service, lang, Sanction(seat, Penalty.REMOVAL_FROM_GAME))
 
 
-@router.message(Command("warn"))
 async def warn(message: Message, command: CommandObject, service: GameService, lang: str) -> None:
     """RULES V: the bot proposes the sanction from the player's record; the Host confirms."""
     running = await service.running_in_chat(message.chat.id)
@@ -173,7 +160,6 @@ async def warn(message: Message, command: CommandObject, service: GameService, l
     await service.sender.deliver(game.game_id, [Post(message.chat.id, text, keyboard)])
 
 
-@router.message(Command("host"))
 async def hand_over(
     message: Message, command: CommandObject, service: GameService, lang: str, game: Any
 ) -> None:
@@ -192,20 +178,15 @@ async def hand_over(
         await message.answer(service.t(lang, "host.host_usage"))
         return
     await service.repos.games.set_host(game.game_id, target_id, now=service.clock.now())
-    link = f'<a href="tg://user?id={target_id}">{target_name}</a>'
+    link = f'<a href="tg://user?id={target_id}">{escape(target_name)}</a>'
     await message.answer(service.t(lang, "host.handed_over", host=link))
 
 
-@refusals.message(Command(*HOST_COMMANDS), F.chat.type.in_({"group", "supergroup"}))
 async def refuse(message: Message, service: GameService, lang: str) -> None:
     game = await service.active_game(message.chat.id)
     await message.answer(service.t(lang, "host.only_host" if game else "host.no_game"))
 
 
-sanction_router = Router(name="host-buttons")
-
-
-@sanction_router.callback_query(SanctionCb.filter())
 async def confirm_sanction(
     query: CallbackQuery, callback_data: SanctionCb, service: GameService, lang: str
 ) -> None:
@@ -226,7 +207,6 @@ async def confirm_sanction(
     await query.answer()
 
 
-@sanction_router.callback_query(SignCb.filter())
 async def sign(
     query: CallbackQuery, callback_data: SignCb, service: GameService, lang: str
 ) -> None:
@@ -243,3 +223,33 @@ async def sign(
 def _number(text: str | None) -> int | None:
     text = (text or "").strip()
     return int(text) if text.isdigit() and len(text) <= 6 else None
+
+
+def host_router() -> Router:
+    router = Router(name="host")
+    router.message.filter(F.chat.type.in_({"group", "supergroup"}), IsHost())
+    router.message.register(begin, Command("begin"))
+    router.message.register(pause, Command("pause"))
+    router.message.register(resume, Command("resume"))
+    router.message.register(skip, Command("skip"))
+    router.message.register(extend, Command("extend"))
+    router.message.register(stop, Command("stop"))
+    router.message.register(remove, Command("remove"))
+    router.message.register(warn, Command("warn"))
+    router.message.register(hand_over, Command("host"))
+    return router
+
+
+def refusal_router() -> Router:
+    router = Router(name="host-refusals")
+    router.message.register(
+        refuse, Command(*HOST_COMMANDS), F.chat.type.in_({"group", "supergroup"})
+    )
+    return router
+
+
+def button_router() -> Router:
+    router = Router(name="host-buttons")
+    router.callback_query.register(confirm_sanction, SanctionCb.filter())
+    router.callback_query.register(sign, SignCb.filter())
+    return router

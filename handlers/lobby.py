@@ -13,8 +13,6 @@ from bot.service import GameService
 from storage.errors import ActiveGameExistsError
 from storage.games import Game, GameStatus
 
-router = Router(name="lobby")
-
 # PRODUCT: the bot needs these rights to run a game in a group.
 REQUIRED_RIGHTS = (
     "can_delete_messages",
@@ -67,7 +65,6 @@ async def refresh_lobby(service: GameService, game: Game, bot: Bot) -> None:
     )
 
 
-@router.message(Command("newgame"), F.chat.type.in_({"group", "supergroup"}))
 async def newgame(message: Message, bot: Bot, service: GameService, lang: str) -> None:
     assert message.from_user is not None
     missing = await missing_rights(bot, message.chat.id)
@@ -114,7 +111,6 @@ async def join_from_private(
     await service.retry_waiting_begins(message.from_user.id)
 
 
-@router.message(Command("join"), F.chat.type.in_({"group", "supergroup"}))
 async def join_in_group(message: Message, bot: Bot, service: GameService, lang: str) -> None:
     assert message.from_user is not None
     game = await service.active_game(message.chat.id)
@@ -127,7 +123,6 @@ async def join_in_group(message: Message, bot: Bot, service: GameService, lang: 
         await message.answer(service.t(lang, "lobby.cannot_join"))
 
 
-@router.message(Command("leave"), F.chat.type.in_({"group", "supergroup"}))
 async def leave(message: Message, bot: Bot, service: GameService, lang: str) -> None:
     assert message.from_user is not None
     game = await service.active_game(message.chat.id)
@@ -138,3 +133,13 @@ async def leave(message: Message, bot: Bot, service: GameService, lang: str) -> 
         await refresh_lobby(service, game, bot)
     else:
         await message.answer(service.t(lang, "lobby.not_in"))
+
+
+def make_router() -> Router:
+    router = Router(name="lobby")
+    router.message.register(newgame, Command("newgame"), F.chat.type.in_({"group", "supergroup"}))
+    router.message.register(
+        join_in_group, Command("join"), F.chat.type.in_({"group", "supergroup"})
+    )
+    router.message.register(leave, Command("leave"), F.chat.type.in_({"group", "supergroup"}))
+    return router

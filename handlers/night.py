@@ -15,11 +15,9 @@ from bot.rules.state import GameState
 from bot.service import GameService
 from handlers.buttons import press
 
-router = Router(name="night")
 RELAY_LIMIT = 3500
 
 
-@router.callback_query(NightCb.filter())
 async def night_button(
     query: CallbackQuery, callback_data: NightCb, service: GameService, lang: str
 ) -> None:
@@ -45,7 +43,6 @@ async def night_button(
     )
 
 
-@router.message(F.chat.type == "private", F.text, ~F.text.startswith("/"))
 async def relay(message: Message, service: GameService, lang: str) -> None:
     """N1, N3: what a living mafioso writes to the bot at night goes to the other mafiosi."""
     assert message.from_user is not None and message.text is not None
@@ -69,3 +66,10 @@ async def relay(message: Message, service: GameService, lang: str) -> None:
         await service.sender.deliver(game.game_id, posts)
         return
     await message.answer(service.t(lang, "common.private_hint"))
+
+
+def make_router() -> Router:
+    router = Router(name="night")
+    router.callback_query.register(night_button, NightCb.filter())
+    router.message.register(relay, F.chat.type == "private", F.text, ~F.text.startswith("/"))
+    return router

@@ -12,10 +12,7 @@ from bot.rules.state import GameState
 from bot.service import GameService
 from handlers.buttons import press
 
-router = Router(name="vote")
 
-
-@router.callback_query(VoteCb.filter())
 async def vote_button(
     query: CallbackQuery, callback_data: VoteCb, service: GameService, lang: str
 ) -> None:
@@ -31,3 +28,9 @@ async def vote_button(
         await query.answer(service.t(lang, "vote.abstain_accepted"))
     else:
         await query.answer(service.t(lang, "vote.accepted", choice=label(state, choice)))
+
+
+def make_router() -> Router:
+    router = Router(name="vote")
+    router.callback_query.register(vote_button, VoteCb.filter())
+    return router

@@ -1,0 +1,19 @@
+"""Whole games through the sandbox Bot API over HTTP, on a virtual clock."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from bot.demo import Table, open_table
+
+
+@pytest.fixture
+async def table() -> AsyncIterator[Table]:
+    """Twelve players in the lobby and the game begun, in English; no bad request allowed."""
+    async with open_table(12, seed=5, lang="en") as table:
+        await table.gather()
+        await table.begin()
+        yield table
+        table.sandbox.assert_no_bot_errors()

@@ -1,0 +1,121 @@
+"""The Host's tools, the end of a game, languages and command menus."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot.demo import Crowd, Table, open_table, play
+from bot.rules.events import Cause, Phase
+from bot.rules.sanctions import Penalty
+
+
+@pytest.mark.rule("V2")
+async def test_V2_warn_proposes_the_ladder_and_the_host_confirms(table: Table) -> None:
+    state = table.state
+    assert state is not None
+    seat = state.living()[3]
+    await table.host.send(table.group, f"/warn {seat} V2")
+    await table.settle()
+    proposal = table.group.messages()[-1]
+    assert "a warning" in proposal.content
+    intruder = await table.person(seat).press(proposal, "Confirm")
+    await table.settle()
+    assert intruder.answer is not None and intruder.answer.text == "Only the Host can do that."
+    await table.host.press(proposal, "Confirm")
+    await table.settle()
+    await table.host.send(table.group, f"/warn {seat} V2")
+    await table.settle()
+    second = table.group.messages()[-1]
+    assert "disqualification" in second.content  # V2: the second time
+    await table.host.press(second, "Confirm")
+    await table.settle()
+    after = table.state
+    assert after is not None
+    assert [s.penalty for s in after.sanctions] == [Penalty.WARNING, Penalty.DISQUALIFICATION]
+    assert after.seats[seat].left is Cause.DISQUALIFICATION
+
+
+async def test_remove_takes_a_seat_out_without_a_last_word(table: Table) -> None:
+    state = table.state
+    assert state is not None and state.speaker is not None
+    speaker = state.speaker
+    await table.host.send(table.group, f"/remove {speaker}")
+    await table.settle()
+    after = table.state
+    assert after is not None and after.seats[speaker].left is Cause.REMOVAL
+    assert after.phase is Phase.INTRODUCTION and after.speaker != speaker
+    await table.host.send(table.group, "/remove 99")
+    await table.settle()
+    assert table.group.messages()[-1].content.startswith("Usage: /remove N")
+
+
+async def test_host_hands_over_and_stops_the_game(table: Table) -> None:
+    state = table.state
+    assert state is not None
+    helper = table.person(state.living()[0])
+    await table.host.send(table.group, f"/host @{helper.username}")
+    await table.settle()
+    assert "The Host is now" in table.group.messages()[-1].content
+    await table.host.send(table.group, "/stop")
+    await table.settle()
+    assert table.group.messages()[-1].content == "Only the Host can do that."
+    await helper.send(table.group, "/stop")
+    await table.settle()
+    after = table.state
+    assert after is not None and after.phase is Phase.ABORTED
+    assert "No result" in table.group.messages()[-1].content
+
+
+async def test_the_sheet_is_signed_by_the_host_once() -> None:
+    async with open_table(12, seed=1, lang="en") as table:
+        await table.gather()
+        await table.begin()
+        await play(table, Crowd(table, random.Random(1), "en"))
+        sheet = table.group.visible_messages()[-1]
+        player = table.people[0]
+        refused = await player.press(sheet, "Sign the sheet")
+        await table.settle()
+        assert refused.answer is not None and refused.answer.show_alert
+        await table.host.press(sheet, "Sign the sheet")
+        await table.settle()
+        assert "signed the sheet" in table.group.messages()[-1].content
+        again = await table.host.press(sheet, "Sign the sheet")
+        await table.settle()
+        assert again.answer is not None and again.answer.text == "The sheet is already signed."
+        table.sandbox.assert_no_bot_errors()
+
+
+async def test_russian_by_default_and_lang_switches_the_chat() -> None:
+    async with open_table(12, seed=1, lang="ru") as table:
+        await table.host.send(table.group, "/newgame")
+        await table.settle()
+        assert "Ведущий" in table.group.messages()[-1].content
+        await table.host.send(table.group, "/lang en")
+        await table.settle()
+        assert table.group.messages()[-1].content == "Language: English."
+        await table.host.send(table.group, "/status")
+        await table.settle()
+        assert table.group.messages()[-1].content.startswith("The lobby is open")
+        table.sandbox.assert_no_bot_errors()
+
+
+async def test_status_tells_phase_speaker_and_time(table: Table) -> None:
+    state = table.state
+    assert state is not None and state.speaker is not None
+    await table.people[0].send(table.group, "/status")
+    await table.settle()
+    status = table.group.messages()[-1].content
+    assert "introductions" in status and table.label(state.speaker) in status
+    assert "Time left: 30 s" in status
+
+
+async def test_command_menus_per_scope(table: Table) -> None:
+    player = table.people[0]
+    members = [c["command"] for c in table.sandbox.command_menu(player, table.group)]
+    admins = [c["command"] for c in table.sandbox.command_menu(table.host, table.group)]
+    private = [c["command"] for c in table.sandbox.command_menu(player)]
+    assert "newgame" in members and "pause" not in members
+    assert "pause" in admins and "begin" in admins
+    assert "start" in private and "newgame" not in private

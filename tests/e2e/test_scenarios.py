@@ -1,0 +1,243 @@
+"""The casual game's situations, each driven the way people would drive it.
+
+Every test runs the real bot against the sandbox over HTTP; the `table` fixture fails
+a test on any request the official Bot API would refuse.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.demo import Table, open_table
+from bot.rules.events import Cause, Phase
+from bot.rules.roles import Role
+
+
+def at(phase: Phase, day: int | None = None):  # type: ignore[no-untyped-def]
+    return lambda s: s.phase is phase and (day is None or s.day == day)
+
+
+async def round_two(table: Table):  # type: ignore[no-untyped-def]
+    return await table.wait_for(at(Phase.ROUND_2, 1))
+
+
+@pytest.mark.rule("D4")
+async def test_D4_three_nominees_tied_all_go_to_the_vote(table: Table) -> None:
+    state = await round_two(table)
+    speakers = [state.speaker, *state.queue][:3]
+    targets = [s for s in state.living() if s not in speakers][:3]
+    for target in targets:
+        await table.nominate(target)
+        await table.pass_turn()
+    state = await table.wait_for(at(Phase.DEFENCE))
+    assert sorted(state.leaders) == sorted(targets)
+    names = ", ".join(table.label(s) for s in sorted(targets))
+    assert any(f"To the final vote: {names}" in m.content for m in table.group.messages())
+    await table.wait_for(at(Phase.VOTE))
+    ballot = table.latest(table.group.messages(), "v:")
+    assert ballot is not None
+    assert [b.text for row in ballot.buttons() for b in row] == [
+        *(table.label(s) for s in sorted(targets)),
+        "Abstain",
+    ]
+
+
+@pytest.mark.rule("D7")
+async def test_D7_a_final_vote_tie_sends_both_leaders_out(table: Table) -> None:
+    state = await round_two(table)
+    first, second = state.speaker, state.queue[0]
+    a, b = [s for s in state.living() if s not in (first, second)][:2]
+    await table.nominate(a)
+    await table.pass_turn()
+    await table.nominate(b)
+    await table.pass_turn()
+    state = await table.wait_for(at(Phase.VOTE))
+    living = state.living()
+    for i, voter in enumerate(living):
+        await table.vote(voter, a if i < len(living) // 2 else b)
+    state = table.state
+    assert state is not None
+    assert not state.is_alive(a) and not state.is_alive(b)
+    assert state.seats[a].left is Cause.VOTE and state.seats[b].left is Cause.VOTE
+    result = next(m for m in reversed(table.group.messages()) if "Leaving the game" in m.content)
+    assert f"{table.label(living[0])} → {table.label(a)}" in result.content  # open vote (D6)
+    assert f"Leaving the game: {table.label(min(a, b))}, {table.label(max(a, b))}" in (
+        result.content
+    )
+    assert state.phase is Phase.LAST_WORDS and state.speaker in (a, b)  # D9
+
+
+@pytest.mark.rule("D8")
+async def test_D8_a_day_without_nominations_ends_with_the_lot(table: Table) -> None:
+    state = await table.wait_for(at(Phase.LAST_WORDS, 1))
+    lot = next(m for m in table.group.messages() if "The lot falls on" in m.content)
+    seat = state.speaker
+    assert seat is not None and state.seats[seat].left is Cause.LOT
+    assert table.label(seat) in lot.content
+
+
+@pytest.mark.rule("N3")
+async def test_N3_mafia_picks_that_disagree_are_a_miss(table: Table) -> None:
+    state = await table.wait_for(at(Phase.NIGHT, 1))
+    mafia = state.living_mafia()
+    peaceful = [s for s in state.living() if state.roles[s] is not Role.MAFIA]
+    living_before = len(state.living())
+    for mafioso, target in zip(mafia, peaceful, strict=False):
+        await table.night_pick(mafioso, target)
+    commissioner = state.commissioner()
+    suspect = mafia[0]
+    await table.night_pick(commissioner, suspect)
+    state = table.state
+    assert state is not None and state.phase is Phase.ROUND_1 and state.day == 2  # N4: early
+    assert len(state.living()) == living_before
+    assert any("Nobody died tonight" in m.content for m in table.group.messages())
+    verdict = table.person(commissioner).inbox()[-1].content
+    assert verdict == f"🔎 {table.label(suspect)} is mafia."  # N2: the exact answer
+
+
+@pytest.mark.rule("N6")
+async def test_N6_an_agreed_kill_is_announced_in_the_morning(table: Table) -> None:
+    state = await table.wait_for(at(Phase.NIGHT, 1))
+    victim = next(s for s in state.living() if state.roles[s] is Role.CIVILIAN)
+    for mafioso in state.living_mafia():
+        await table.night_pick(mafioso, victim)
+    state = await table.wait_for(at(Phase.LAST_WORDS, 1))
+    assert state.speaker == victim and state.seats[victim].left is Cause.KILL
+    assert any(
+        f"Killed tonight: {table.label(victim)}" in m.content for m in table.group.messages()
+    )
+
+
+@pytest.mark.rule("D10")
+async def test_D10_out_of_turn_messages_are_deleted_and_the_speakers_kept(table: Table) -> None:
+    state = table.state
+    assert state is not None and state.phase is Phase.INTRODUCTION
+    speaker = state.speaker
+    assert speaker is not None
+    other = next(s for s in state.living() if s != speaker)
+    spoken = await table.person(speaker).send(table.group, "I am a civilian, trust me.")
+    interrupt = await table.person(other).send(table.group, "No, he is lying!")
+    sticker = await table.person(other).send_media(table.group, "sticker")
+    await table.settle()
+    assert not spoken.deleted
+    assert interrupt.deleted and sticker.deleted
+
+
+@pytest.mark.rule("N5")
+async def test_N5_writing_in_the_group_at_night_is_deleted_and_reported(table: Table) -> None:
+    await table.host.start_bot()
+    state = await table.wait_for(at(Phase.ACQUAINTANCE))
+    seat = state.living()[0]
+    message = await table.person(seat).send(table.group, "psst")
+    await table.settle()
+    assert message.deleted
+    report = table.host.inbox()[-1].content
+    assert table.label(seat) in report and "(V3)" in report
+
+
+@pytest.mark.rule("N1")
+async def test_N1_the_mafia_meet_and_confer_through_the_bot(table: Table) -> None:
+    state = await table.wait_for(at(Phase.ACQUAINTANCE))
+    first, *others = state.living_mafia()
+    names = ", ".join(table.label(m) for m in state.living_mafia())
+    assert names in table.person(first).inbox()[-1].content
+    await table.person(first).send(table.person(first).private, "Let's go for seat 2")
+    await table.settle()
+    for partner in others:
+        assert table.person(partner).inbox()[-1].content == (
+            f"💬 {table.label(first)}: Let's go for seat 2"
+        )
+    civilian = next(s for s in state.living() if state.roles[s] is Role.CIVILIAN)
+    assert all("Let's go" not in m.content for m in table.person(civilian).inbox())
+
+
+async def test_host_commands_from_anyone_else_are_refused(table: Table) -> None:
+    state = table.state
+    assert state is not None
+    player = table.person(state.living()[0])
+    for command in ("/pause", "/skip", "/stop", "/remove 3", "/warn 3 V2"):
+        sent = await player.send(table.group, command)
+        await table.settle()
+        reply = table.group.messages()[-1]
+        assert reply.from_bot and reply.content == "Only the Host can do that.", command
+        assert not sent.deleted
+    after = table.state
+    assert after is not None and not after.paused and after.step == state.step
+
+
+async def test_buttons_of_someone_else_or_of_an_earlier_turn_are_refused(table: Table) -> None:
+    state = table.state
+    assert state is not None and state.speaker is not None
+    old_turn = table.turn_message()
+    other = next(s for s in state.living() if s != state.speaker)
+    press = await table.press(other, old_turn, 0)
+    assert press.answer is not None and press.answer.show_alert
+    assert press.answer.text == "It is not your turn."
+    await table.pass_turn()
+    after = table.state
+    assert after is not None and after.step == state.step + 1
+    stale = await table.press(state.speaker, old_turn, 0)
+    assert stale.answer is not None and stale.answer.text == "This button is from an earlier phase."
+    assert table.state is not None and table.state.step == after.step
+
+
+async def test_pause_and_resume_keep_the_time_left(table: Table) -> None:
+    state = table.state
+    assert state is not None and state.deadline is not None
+    table.clock.set(table.clock.now() + 12)
+    await table.host.send(table.group, "/pause")
+    await table.settle()
+    paused = table.state
+    assert paused is not None and paused.paused_remaining == pytest.approx(18)
+    table.clock.set(table.clock.now() + 600)  # a long dispute: nothing times out
+    await table.settle()
+    assert not await table.advance() or (table.state is not None and table.state.paused)
+    await table.host.send(table.group, "/resume")
+    await table.settle()
+    resumed = table.state
+    assert resumed is not None and resumed.step == state.step
+    assert resumed.deadline == pytest.approx(table.clock.now() + 18)
+    assert table.timers.next_due() is not None
+
+
+async def test_extend_and_skip(table: Table) -> None:
+    state = table.state
+    assert state is not None and state.deadline is not None
+    await table.host.send(table.group, "/extend 15")
+    await table.settle()
+    extended = table.state
+    assert extended is not None and extended.deadline == pytest.approx(state.deadline + 15)
+    await table.host.send(table.group, "/skip")
+    await table.settle()
+    skipped = table.state
+    assert skipped is not None and skipped.step == state.step + 1
+
+
+async def test_a_player_who_never_pressed_start_holds_the_deal_until_they_do() -> None:
+    async with open_table(12, seed=2, lang="en") as table:
+        late = table.people[-1]
+        await table.gather(table.people[:-1])
+        await late.send(table.group, "/join")
+        await table.settle()
+        await table.host.send(table.group, "/begin")
+        await table.settle()
+        notice = table.group.messages()[-1]
+        assert late.first_name in notice.content and "press Start" in notice.content
+        assert table.state is None  # /begin waits
+        await late.follow(notice, 0)  # the button opens the bot's chat with Start
+        await table.settle()
+        state = table.state
+        assert state is not None and state.phase is Phase.INTRODUCTION
+        assert any("Your card" in m.content and m.protect_content for m in late.inbox())
+        table.sandbox.assert_no_bot_errors(allow=("bot can't initiate conversation",))
+
+
+async def test_newgame_names_the_missing_rights() -> None:
+    async with open_table(12, seed=2, lang="en") as table:
+        table.group.promote_bot(by=table.host, can_delete_messages=True)
+        await table.host.send(table.group, "/newgame")
+        await table.settle()
+        answer = table.group.messages()[-1].content
+        assert "ban users" in answer and "pin messages" in answer and "invite users" in answer
+        assert "delete messages" not in answer
+        assert await table.app.service.active_game(table.group.id) is None
