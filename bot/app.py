@@ -32,7 +32,7 @@ from bot.rules.settings import GameSettings
 from bot.sender import Sender
 from bot.service import GameService
 from handlers import get_routers
-from handlers.middleware import KnowTheSender
+from handlers.middleware import KnowTheSender, OncePerUpdate
 from storage.db import Database
 from storage.repositories import Repositories
 
@@ -85,6 +85,7 @@ async def build_app(
     )
     dispatcher = Dispatcher()
     dispatcher["service"] = service
+    dispatcher.update.outer_middleware(OncePerUpdate())
     dispatcher.message.outer_middleware(KnowTheSender())
     dispatcher.callback_query.outer_middleware(KnowTheSender())
     dispatcher.include_routers(*get_routers())
@@ -142,8 +143,8 @@ async def run_bot(config: Config) -> None:
     try:
         await set_command_menus(bot, texts)
         timers.start()
-        resumed = await app.service.rearm_all()
-        log.info("re-armed %d running games", resumed)
+        resumed = await app.service.resume_all()
+        log.info("resumed %d running games", resumed)
         if config.bot.mode == "webhook":
             await _serve_webhook(app, config)
         else:

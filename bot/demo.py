@@ -104,14 +104,55 @@ def demo_seed(seed: int) -> str:
 @dataclass
 class Table:
     sandbox: Sandbox
-    app: App
     clock: VirtualClock
-    timers: VirtualTimers
     group: SimGroup
     host: SimUser
     people: list[SimUser]
-    polling: asyncio.Task[None]
+    database_path: Path
+    settings: GameSettings
+    texts: Texts
+    seed: int
+    warning_seconds: float
     game_id: int | None = None
+
+    # --- the bot, which can be stopped and started again on the same database -----
+
+    async def boot(self) -> None:
+        """Start the bot: fresh timers and caches, the database as it was left."""
+        self.bot = self.sandbox.make_bot(default=DefaultBotProperties(parse_mode=ParseMode.HTML))
+        self.database = await Database.open(self.database_path)
+        self.timers = VirtualTimers(self.clock)
+        self.app: App = await build_app(
+            self.bot,
+            self.database,
+            self.clock,
+            self.timers,
+            self.texts,
+            self.settings,
+            self.warning_seconds,
+            seeds=lambda: demo_seed(self.seed),
+        )
+        await set_command_menus(self.bot, self.texts)
+        await self.app.service.resume_all()
+        self.polling = asyncio.create_task(
+            self.app.dispatcher.start_polling(
+                self.bot, handle_as_tasks=False, polling_timeout=1, handle_signals=False
+            )
+        )
+        await self.sandbox.wait_polling()
+
+    async def shut_down(self) -> None:
+        await self.app.dispatcher.stop_polling()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.polling
+        await self.database.close()
+        await self.bot.session.close()
+
+    async def restart(self) -> None:
+        """The process dies and comes back: everything in memory is lost."""
+        await self.shut_down()
+        await self.boot()
+        await self.settle()
 
     # --- time --------------------------------------------------------------------
 
@@ -145,7 +186,7 @@ class Table:
 
     @property
     def state(self) -> GameState | None:
-        return None if self.game_id is None else self.app.service._states.get(self.game_id)
+        return None if self.game_id is None else self.app.service.cached_state(self.game_id)
 
     def person(self, seat: int) -> SimUser:
         state = self.state
@@ -257,37 +298,24 @@ async def open_table(
         person = sandbox.add_user(name, username=f"player{i + 1}", language_code=lang)
         group.add_member(person)
         people.append(person)
-    bot = sandbox.make_bot(default=DefaultBotProperties(parse_mode=ParseMode.HTML))
-    texts = Texts(lang)
     with tempfile.TemporaryDirectory() as tmp:
-        database = await Database.open(Path(folder or tmp) / "mafia.sqlite3")
-        timers = VirtualTimers(clock)
-        game_settings = settings or GameSettings(min_players=min(players, 12))
-        app = await build_app(
-            bot,
-            database,
+        table = Table(
+            sandbox,
             clock,
-            timers,
-            texts,
-            game_settings,
-            warning_seconds,
-            seeds=lambda: demo_seed(seed),
+            group,
+            host,
+            people,
+            database_path=Path(folder or tmp) / "mafia.sqlite3",
+            settings=settings or GameSettings(min_players=min(players, 12)),
+            texts=Texts(lang),
+            seed=seed,
+            warning_seconds=warning_seconds,
         )
-        await set_command_menus(bot, texts)
-        polling = asyncio.create_task(
-            app.dispatcher.start_polling(
-                bot, handle_as_tasks=False, polling_timeout=1, handle_signals=False
-            )
-        )
-        table = Table(sandbox, app, clock, timers, group, host, people, polling)
+        await table.boot()
         try:
             yield table
         finally:
-            await app.dispatcher.stop_polling()
-            with contextlib.suppress(asyncio.CancelledError):
-                await polling
-            await database.close()
-            await bot.session.close()
+            await table.shut_down()
             await sandbox.stop()
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from aiogram import Bot
@@ -50,6 +50,12 @@ class Undelivered:
     reason: str
 
 
+@dataclass
+class Delivery:
+    sent: dict[int, int] = field(default_factory=dict)  # item index -> message id
+    failed: list[Undelivered] = field(default_factory=list)
+
+
 def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
     if keyboard is None:
         return None
@@ -85,22 +91,23 @@ class Sender:
             sent.popleft()
         sent.append(now)
 
-    async def deliver(self, game_id: int, items: Sequence[Outgoing]) -> list[Undelivered]:
-        failed: list[Undelivered] = []
-        for item in items:
+    async def deliver(self, game_id: int, items: Sequence[Outgoing]) -> Delivery:
+        """Send `items` in order; what could not reach a person is reported, not raised."""
+        delivery = Delivery()
+        for index, item in enumerate(items):
             try:
                 if isinstance(item, Post):
-                    await self._post(game_id, item)
+                    delivery.sent[index] = await self._post(game_id, item)
                 else:
                     await self._edit(game_id, item)
             except TelegramForbiddenError as error:
-                failed.append(Undelivered(item.chat_id, error.message))
+                delivery.failed.append(Undelivered(item.chat_id, error.message))
             except TelegramBadRequest as error:
                 # A bad request is our bug or a vanished message; the game goes on.
                 log.warning("game %s: %s refused: %s", game_id, type(item).__name__, error)
-        return failed
+        return delivery
 
-    async def _post(self, game_id: int, post: Post) -> None:
+    async def _post(self, game_id: int, post: Post) -> int:
         await self._pace(post.chat_id)
         message = await self._retrying(
             lambda: self.bot.send_message(
@@ -120,6 +127,7 @@ class Sender:
                     chat_id=post.chat_id, message_id=message.message_id, disable_notification=True
                 )
             )
+        return message.message_id
 
     async def _edit(self, game_id: int, edit: Edit) -> None:
         old = self.remembered.get((game_id, edit.key))

@@ -12,12 +12,12 @@ import asyncio
 import json
 import logging
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 
-from bot.callbacks import SignCb
 from bot.clock import Clock, Timers
 from bot.i18n import Texts, escape
-from bot.render import Audience, Button, Edit, Post, label, render
+from bot.render import Audience, Edit, Post, label, render
 from bot.rules import engine
 from bot.rules.actions import Action, Timeout
 from bot.rules.codec import from_json, to_json
@@ -32,6 +32,10 @@ from storage.protocol import NewEvent
 from storage.repositories import Repositories
 
 log = logging.getLogger(__name__)
+
+# The Telegram update being handled, so that marking it handled joins the action's
+# transaction (set by the dispatcher's middleware; None for timers).
+CURRENT_UPDATE: ContextVar[int | None] = ContextVar("current_update", default=None)
 
 TURN, WARN = "turn", "warn"  # the two timers a game can have (job ids `turn:<game>`)
 
@@ -93,6 +97,10 @@ class GameService:
 
     async def active_game(self, chat_id: int) -> Game | None:
         return await self.repos.games.active_in_chat(chat_id)
+
+    def cached_state(self, game_id: int) -> GameState | None:
+        """The state as of the last action, if this process has seen the game."""
+        return self._states.get(game_id)
 
     async def state(self, game_id: int) -> GameState | None:
         cached = self._states.get(game_id)
@@ -172,10 +180,7 @@ class GameService:
                 self.new_seed(),
                 now,
             )
-            async with self.repos.database.transaction():
-                await self.repos.games.set_status(game.game_id, GameStatus.RUNNING, now=now)
-                await self._store(game.game_id, state, events, now)
-            await self._after(game, state, events)
+            await self._commit(game, state, events, now, GameStatus.RUNNING)
             return BeginOutcome(True, [])
 
     async def retry_waiting_begins(self, user_id: int) -> None:
@@ -198,32 +203,62 @@ class GameService:
                 raise LookupError(f"no running game {game_id}")
             now = self.clock.now()
             new_state, events = engine.apply(state, action, now)
-            async with self.repos.database.transaction():
-                await self._store(game_id, new_state, events, now)
-                if new_state.finished:
-                    status = GameStatus.OVER if new_state.winner else GameStatus.ABORTED
-                    await self.repos.games.set_status(game_id, status, now=now)
-            await self._after(game, new_state, events)
+            status = None
+            if new_state.finished:
+                status = GameStatus.OVER if new_state.winner else GameStatus.ABORTED
+            await self._commit(game, new_state, events, now, status)
             return new_state, events
 
-    async def _store(
-        self, game_id: int, state: GameState, events: Sequence[Event], now: float
+    async def _commit(
+        self,
+        game: Game,
+        state: GameState,
+        events: Sequence[Event],
+        now: float,
+        status: GameStatus | None = None,
     ) -> None:
-        batch = [NewEvent(e.at, json.dumps(entry_to_json(e))) for e in stamp(events, now)]
-        await self.repos.protocol.append(game_id, batch)
-        await self.repos.games.save_state(
-            game_id,
-            state_json=json.dumps(state_to_json(state)),
-            deadline=state.deadline,
-            now=now,
-        )
-        self._states[game_id] = state
+        """Store, then tell: nobody hears of an action that a crash could still undo.
 
-    async def _after(self, game: Game, state: GameState, events: Sequence[Event]) -> None:
-        self.arm(game.game_id, state)
+        One transaction holds the events, the new state, the messages the game depends
+        on (role cards, night keyboards and results: the outbox) and the mark that the
+        Telegram update behind the action is handled. Only then are timers armed and
+        messages sent; what was sent is ticked off in the outbox.
+        """
         out = render(events, state, await self.audience(game, state), self.t)
-        failed = await self.sender.deliver(game.game_id, out)
-        await self._report_undelivered(game, state, failed)
+        outbox: dict[int, int] = {}
+        async with self.repos.database.transaction():
+            if status is not None:
+                await self.repos.games.set_status(game.game_id, status, now=now)
+            batch = [NewEvent(e.at, json.dumps(entry_to_json(e))) for e in stamp(events, now)]
+            await self.repos.protocol.append(game.game_id, batch)
+            await self.repos.games.save_state(
+                game.game_id,
+                state_json=json.dumps(state_to_json(state)),
+                deadline=state.deadline,
+                now=now,
+            )
+            for index, item in enumerate(out):
+                if isinstance(item, Post) and item.essential:
+                    queued = await self.repos.outbox.enqueue(
+                        game_id=game.game_id,
+                        chat_id=item.chat_id,
+                        kind="post",
+                        payload_json=json.dumps(to_json(item)),
+                        now=now,
+                    )
+                    outbox[index] = queued.outbox_id
+            update_id = CURRENT_UPDATE.get()
+            if update_id is not None:
+                await self.repos.processed.mark_update(update_id, now=now)
+        self._states[game.game_id] = state
+        self.arm(game.game_id, state)
+        delivery = await self.sender.deliver(game.game_id, out)
+        for index, message_id in delivery.sent.items():
+            if index in outbox:
+                await self.repos.outbox.mark_sent(
+                    outbox[index], message_id=message_id, now=self.clock.now()
+                )
+        await self._report_undelivered(game, state, delivery.failed)
 
     def arm(self, game_id: int, state: GameState) -> None:
         """The game's timers follow its state: one for the deadline, one for the warning."""
@@ -278,29 +313,63 @@ class GameService:
         text = self.t(lang, "host.undelivered", players=", ".join(sorted(set(names))))
         await self.sender.deliver(game.game_id, [Post(game.chat_id, text)])
 
+    async def resend_unsent(self, user_id: int | None = None) -> int:
+        """Send again what the game depends on and was never confirmed sent.
+
+        At start-up that is whatever a crash caught between the commit and the send;
+        when a player presses Start, it is their card the bot could not deliver before.
+        """
+        sent = 0
+        for queued in await self.repos.outbox.unsent():
+            if user_id is not None and queued.chat_id != user_id:
+                continue
+            post: Post = from_json(Post, json.loads(queued.payload_json))
+            delivery = await self.sender.deliver(queued.game_id, [post])
+            if 0 in delivery.sent:
+                await self.repos.outbox.mark_sent(
+                    queued.outbox_id, message_id=delivery.sent[0], now=self.clock.now()
+                )
+                sent += 1
+        return sent
+
     # --- the end --------------------------------------------------------------------
 
-    async def sign(self, game: Game, host_name: str) -> bool:
-        """T3: the Host signs the sheet; once only."""
-        key = f"signed:{game.game_id}"
-        if await self.repos.chat_settings.get(game.chat_id, key) is not None:
+    async def sign(self, game: Game, host_id: int, host_name: str) -> bool:
+        """T3: the Host signs the sheet of an ended game, once."""
+        if not await self.repos.games.sign(game.game_id, host_id, now=self.clock.now()):
             return False
-        await self.repos.chat_settings.set(game.chat_id, key, str(self.clock.now()))
         lang = await self.chat_lang(game.chat_id)
         text = self.t(lang, "over.signed", host=escape(host_name))
         await self.sender.deliver(game.game_id, [Post(game.chat_id, text)])
         return True
 
-    def sign_button(self, lang: str, game_id: int) -> Button:
-        return Button(self.t(lang, "button.sign"), SignCb(game=game_id).pack())
-
     # --- start-up -------------------------------------------------------------------
 
-    async def rearm_all(self) -> int:
-        """Re-arm every running game's deadline; one that passed while down fires at once."""
+    async def resume_all(self) -> int:
+        """Start-up: every running game's deadline re-armed, its group told where it stands.
+
+        A deadline that passed while the bot was down fires at once (the timers see to
+        that); messages the games depend on that were never confirmed sent go out again.
+        """
         games = await self.repos.games.running()
         for game in games:
             state = await self.state(game.game_id)
-            if state is not None:
-                self.arm(game.game_id, state)
+            if state is None:
+                continue
+            lang = await self.chat_lang(game.chat_id)
+            left = state.paused_remaining
+            if left is None and state.deadline is not None:
+                left = max(0.0, state.deadline - self.clock.now())
+            speaker = label(state, state.speaker) if state.speaker else "—"
+            text = self.t(
+                lang,
+                "host.resumed_after_restart",
+                game=game.game_id,
+                phase=self.t(lang, f"phase.{state.phase.value}"),
+                speaker=speaker,
+                seconds=round(left or 0),
+            )
+            await self.sender.deliver(game.game_id, [Post(game.chat_id, text)])
+            self.arm(game.game_id, state)
+        await self.resend_unsent()
         return len(games)

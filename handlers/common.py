@@ -17,12 +17,20 @@ async def start(message: Message, command: CommandObject, service: GameService, 
     user_id = message.from_user.id
     await service.repos.users.set_started(user_id, True)
     await service.repos.users.set_blocked(user_id, False)
+    # A card or night keyboard that could not reach them before goes out now.
+    await service.resend_unsent(user_id)
     payload = command.args or ""
     if payload.startswith("join_") and payload[5:].isdigit():
         await join_from_private(message, int(payload[5:]), service, lang)
         return
     await message.answer(service.t(lang, "common.welcome"))
     await service.retry_waiting_begins(user_id)
+
+
+async def migrated(message: Message, service: GameService) -> None:
+    """A group that became a supergroup keeps its game (Telegram moves it to a new id)."""
+    assert message.migrate_to_chat_id is not None
+    await service.repos.chats.migrate_to_chat_id(message.chat.id, message.migrate_to_chat_id)
 
 
 async def help_(message: Message, service: GameService, lang: str) -> None:
@@ -78,6 +86,7 @@ async def set_lang(
 
 def make_router() -> Router:
     router = Router(name="common")
+    router.message.register(migrated, F.migrate_to_chat_id)
     router.message.register(start, CommandStart(), F.chat.type == "private")
     router.message.register(help_, Command("help"))
     router.message.register(rules, Command("rules"))

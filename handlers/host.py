@@ -214,7 +214,7 @@ async def sign(
     if game is None or game.host_user_id != query.from_user.id:
         await query.answer(service.t(lang, "host.only_host"), show_alert=True)
         return
-    if not await service.sign(game, query.from_user.first_name):
+    if not await service.sign(game, query.from_user.id, query.from_user.first_name):
         await query.answer(service.t(lang, "over.already_signed"), show_alert=True)
         return
     await query.answer()

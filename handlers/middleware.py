@@ -6,9 +6,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiogram import BaseMiddleware
-from aiogram.types import CallbackQuery, Message, TelegramObject
+from aiogram.types import CallbackQuery, Message, TelegramObject, Update
 
-from bot.service import GameService
+from bot.service import CURRENT_UPDATE, GameService
 from storage.chats import ChatType
 
 
@@ -42,3 +42,31 @@ class KnowTheSender(BaseMiddleware):
         else:
             data["lang"] = service.t.default
         return await handler(event, data)
+
+
+class OncePerUpdate(BaseMiddleware):
+    """Exactly once: an update seen before (Telegram delivers again after a crash) is dropped.
+
+    The update is marked handled inside the transaction of the action it causes (the
+    service reads CURRENT_UPDATE), or right after its handler for updates that change
+    no game; a handler that fails leaves it unmarked, to be handled when it comes again.
+    """
+
+    async def __call__(
+        self,
+        handler: Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]],
+        event: TelegramObject,
+        data: dict[str, Any],
+    ) -> Any:
+        service: GameService = data["service"]
+        if not isinstance(event, Update):
+            return await handler(event, data)
+        if await service.repos.processed.has_update(event.update_id):
+            return None
+        token = CURRENT_UPDATE.set(event.update_id)
+        try:
+            result = await handler(event, data)
+        finally:
+            CURRENT_UPDATE.reset(token)
+        await service.repos.processed.mark_update(event.update_id, now=service.clock.now())
+        return result

@@ -53,6 +53,8 @@ class Game:
     lobby_message_id: int | None
     created_at: float
     updated_at: float
+    signed_by: int | None = None  # the Host who signed the sheet (T3)
+    signed_at: float | None = None
 
 
 def _game(row: aiosqlite.Row) -> Game:
@@ -68,6 +70,8 @@ def _game(row: aiosqlite.Row) -> Game:
         lobby_message_id=row["lobby_message_id"],
         created_at=row["created_at"],
         updated_at=row["updated_at"],
+        signed_by=row["signed_by"],
+        signed_at=row["signed_at"],
     )
 
 
@@ -166,6 +170,15 @@ class GameRepository:
     async def set_host(self, game_id: int, host_user_id: int, *, now: float) -> None:
         """Hand the game over to another Host."""
         await self._update(game_id, now, host_user_id=host_user_id)
+
+    async def sign(self, game_id: int, user_id: int, *, now: float) -> bool:
+        """T3: record the signature of an ended game's sheet; False if it was signed already."""
+        changed = await self._db.execute(
+            "UPDATE games SET signed_by = ?, signed_at = ?, updated_at = ? "
+            "WHERE game_id = ? AND signed_by IS NULL AND status = 'over'",
+            (user_id, now, now, game_id),
+        )
+        return changed > 0
 
     async def set_lobby_message(self, game_id: int, message_id: int, *, now: float) -> None:
         """Remember the lobby post, so that it can be edited as players join and leave."""

@@ -194,12 +194,19 @@ CREATE TABLE processed_callback_queries (
 CREATE INDEX processed_callback_queries_by_time ON processed_callback_queries (processed_at);
 """
 
+_SCHEMA_2 = """
+-- T3: the Host signs the result sheet once; after that only the Judge may change it.
+ALTER TABLE games ADD COLUMN signed_by INTEGER REFERENCES users (user_id);
+ALTER TABLE games ADD COLUMN signed_at REAL;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
         "chats, users, games, lobby, protocol, outbox, processed updates, tournaments, bans",
         _SCHEMA_1,
     ),
+    Migration(2, "who signed a game's result sheet, and when (T3)", _SCHEMA_2),
 )
 """Every migration, in order; the last one's version is the schema version of this code."""
 

@@ -1,0 +1,119 @@
+"""Nothing lost: a restart in the middle of a game, duplicate updates, unsent cards."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from aiogram.types import Update
+
+from bot.demo import Crowd, Table, open_table, play
+from bot.rules.events import Phase
+from bot.rules.protocol import entry_from_json, replay, state_to_json
+
+
+async def protocol_state(table: Table) -> dict[str, object]:
+    assert table.game_id is not None
+    stored = await table.app.service.repos.protocol.read(table.game_id)
+    entries = [entry_from_json(json.loads(e.payload_json)) for e in stored]
+    return state_to_json(replay(entries))
+
+
+async def test_a_restart_mid_game_resumes_where_it_was(tmp_path: Path) -> None:
+    async with open_table(12, seed=14, lang="en", folder=tmp_path) as table:
+        await table.gather()
+        await table.begin()
+        crowd = Crowd(table, random.Random(14), "en")
+        state = await table.wait_for(lambda s: s.phase is Phase.ROUND_1 and s.day == 1)
+        speaker, step = state.speaker, state.step
+        await table.restart()
+        notice = next(m for m in reversed(table.group.messages()) if "goes on" in m.content)
+        assert speaker is not None and table.label(speaker) in notice.content
+        resumed = table.state
+        assert resumed is not None and resumed.step == step  # the same turn, not a new one
+        final = await play(table, crowd)
+        assert final.winner is not None
+        assert await protocol_state(table) == state_to_json(final)  # the protocol is the truth
+        table.sandbox.assert_no_bot_errors()
+
+
+async def test_a_deadline_that_passed_while_down_fires_at_once(tmp_path: Path) -> None:
+    async with open_table(12, seed=3, lang="en", folder=tmp_path) as table:
+        await table.gather()
+        await table.begin()
+        state = table.state
+        assert state is not None and state.deadline is not None
+        await table.shut_down()
+        table.clock.set(state.deadline + 120)  # the bot was down for two minutes
+        await table.boot()
+        await table.settle()
+        assert await table.advance()  # due at once: the clock need not move
+        after = table.state
+        assert after is not None and after.step == state.step + 1
+
+
+async def test_a_card_caught_between_commit_and_send_goes_out_after_restart(
+    tmp_path: Path,
+) -> None:
+    async with open_table(12, seed=4, lang="en", folder=tmp_path) as table:
+        await table.gather()
+        sender = table.app.service.sender
+
+        async def crash(*_: object) -> None:
+            raise ConnectionResetError("the process died between the commit and the send")
+
+        sender.deliver = crash  # type: ignore[assignment, method-assign]
+        await table.host.send(table.group, "/begin")
+        await table.settle()
+        assert not any("Your seat" in m.content for p in table.people for m in p.inbox())
+        await table.restart()
+        assert all(any("Your seat" in m.content for m in p.inbox()) for p in table.people)
+
+
+async def test_an_update_delivered_twice_changes_nothing(table: Table) -> None:
+    state = await table.wait_for(lambda s: s.phase is Phase.ROUND_2)
+    assert state.speaker is not None
+    target = next(s for s in state.living() if s != state.speaker)
+    await table.nominate(target)
+    db = table.app.service.repos.database
+    row = await db.fetch_one("SELECT max(update_id) AS last FROM processed_updates")
+    assert row is not None
+    press = table.turn_message()
+    again = Update.model_validate(
+        {
+            "update_id": row["last"],
+            "callback_query": {
+                "id": "duplicate",
+                "from": table.person(state.speaker).to_api(),
+                "message": press.to_api(),
+                "chat_instance": "1",
+                "data": press.buttons()[0][0].callback_data,
+            },
+        },
+        context={"bot": table.bot},
+    )
+    before = await table.app.service.repos.protocol.last_seq(state.game_id)
+    await table.app.dispatcher.feed_update(table.bot, again)
+    assert await table.app.service.repos.protocol.last_seq(state.game_id) == before
+    assert table.state is not None and table.state.step == state.step
+
+
+async def test_a_group_that_becomes_a_supergroup_keeps_its_game(table: Table) -> None:
+    new_id = table.group.id - 1_000
+    update = Update.model_validate(
+        {
+            "update_id": 999_999,
+            "message": {
+                "message_id": 10_000,
+                "date": int(table.clock.now()),
+                "chat": {"id": table.group.id, "type": "supergroup", "title": "Club"},
+                "from": table.host.to_api(),
+                "migrate_to_chat_id": new_id,
+            },
+        },
+        context={"bot": table.bot},
+    )
+    await table.app.dispatcher.feed_update(table.bot, update)
+    moved = await table.app.service.active_game(new_id)
+    assert moved is not None and moved.game_id == table.game_id
