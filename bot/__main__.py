@@ -26,24 +26,26 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     config = load_config(args.config)
-    from bot.demo import play_demo
-
-    if args.command == "run":
-        if config.bot.token is None:
-            print(
-                "No bot token configured (config.toml [bot] token, or MAFIA_BOT_TOKEN): "
-                "playing the offline sandbox demo instead.\n",
-                flush=True,
-            )
-            return asyncio.run(play_demo(config, 12, 1, config.bot.language, sys.stdout))
+    if args.command == "run" and config.bot.token is not None:
+        # Imported here: the sandbox and the demo stay unloaded in production.
         from bot.app import run_bot
 
         asyncio.run(run_bot(config))
         return 0
+
+    from bot.demo import play_demo
+
+    if args.command == "run":
+        print(
+            "No bot token configured (config.toml [bot] token, or MAFIA_BOT_TOKEN): "
+            "playing the offline sandbox demo instead.\n",
+            flush=True,
+        )
+        players, seed, lang = 12, 1, config.bot.language
+    else:
+        players, seed, lang = args.players, args.seed, args.lang or config.bot.language
     logging.getLogger().setLevel(logging.WARNING)
-    return asyncio.run(
-        play_demo(config, args.players, args.seed, args.lang or config.bot.language, sys.stdout)
-    )
+    return asyncio.run(play_demo(config, players, seed, lang, sys.stdout))
 
 
 if __name__ == "__main__":

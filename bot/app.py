@@ -139,6 +139,7 @@ async def run_bot(config: Config) -> None:
         texts,
         config.casual_settings(),
         config.game.warning_seconds,
+        pace_scale=config.bot.flood_window_scale,
     )
     try:
         await set_command_menus(bot, texts)

@@ -142,6 +142,10 @@ class GameService:
         return settings
 
     async def join(self, game: Game, user_id: int, nick: str) -> bool:
+        """Seat a player in the lobby if there is room; the caller holds the game's lock."""
+        current = await self.repos.games.get(game.game_id)
+        if current is None or current.status is not GameStatus.LOBBY:
+            return False  # the deal happened while this join waited for the lock
         settings = await self.settings_of(game)
         players = await self.repos.lobby.players(game.game_id)
         if len(players) >= settings.max_players:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from aiogram import Bot, F, Router
+from aiogram.exceptions import TelegramBadRequest
 from aiogram.filters import Command
 from aiogram.types import ChatMemberAdministrator, ChatMemberOwner, Message
 
@@ -57,12 +60,13 @@ async def refresh_lobby(service: GameService, game: Game, bot: Bot) -> None:
     if game.lobby_message_id is None:
         return
     text, button = await lobby_view(service, game, bot)
-    await bot.edit_message_text(
-        chat_id=game.chat_id,
-        message_id=game.lobby_message_id,
-        text=text,
-        reply_markup=markup(((button,),)),
-    )
+    with contextlib.suppress(TelegramBadRequest):  # the lobby post was deleted: no harm
+        await bot.edit_message_text(
+            chat_id=game.chat_id,
+            message_id=game.lobby_message_id,
+            text=text,
+            reply_markup=markup(((button,),)),
+        )
 
 
 async def newgame(message: Message, bot: Bot, service: GameService, lang: str) -> None:
@@ -94,7 +98,10 @@ async def join_from_private(
         await message.answer(service.t(lang, "lobby.closed"))
         return
     nick = message.from_user.first_name
-    joined = await service.join(game, message.from_user.id, nick)
+    async with service.lock(game_id):  # joins one at a time: room is checked, lists differ
+        joined = await service.join(game, message.from_user.id, nick)
+        if joined:
+            await refresh_lobby(service, game, message.bot)
     chat = await service.repos.chats.get(game.chat_id)
     title = escape(chat.title or "") if chat else ""
     if not joined:
@@ -107,7 +114,6 @@ async def join_from_private(
         await message.answer(service.t(lang, key, title=title))
     else:
         await message.answer(service.t(lang, "lobby.joined", title=title, game=game_id))
-        await refresh_lobby(service, game, message.bot)
     await service.retry_waiting_begins(message.from_user.id)
 
 
@@ -117,9 +123,11 @@ async def join_in_group(message: Message, bot: Bot, service: GameService, lang: 
     if game is None or game.status is not GameStatus.LOBBY:
         await message.answer(service.t(lang, "lobby.none"))
         return
-    if await service.join(game, message.from_user.id, message.from_user.first_name):
-        await refresh_lobby(service, game, bot)
-    else:
+    async with service.lock(game.game_id):
+        joined = await service.join(game, message.from_user.id, message.from_user.first_name)
+        if joined:
+            await refresh_lobby(service, game, bot)
+    if not joined:
         await message.answer(service.t(lang, "lobby.cannot_join"))
 
 
@@ -129,9 +137,11 @@ async def leave(message: Message, bot: Bot, service: GameService, lang: str) -> 
     if game is None or game.status is not GameStatus.LOBBY:
         await message.answer(service.t(lang, "lobby.none"))
         return
-    if await service.repos.lobby.leave(game.game_id, message.from_user.id):
-        await refresh_lobby(service, game, bot)
-    else:
+    async with service.lock(game.game_id):
+        left = await service.repos.lobby.leave(game.game_id, message.from_user.id)
+        if left:
+            await refresh_lobby(service, game, bot)
+    if not left:
         await message.answer(service.t(lang, "lobby.not_in"))
 
 

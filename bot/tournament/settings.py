@@ -1,0 +1,126 @@
+"""Tournament settings: every value RULES.md marks `[setting]` in section T, plus the
+game scheme every game of the tournament is played under (T6).
+
+Points are kept in tenths (T4), so the bonus coefficient 1.2 is stored as 12.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.rules.codec import from_json, to_json
+from bot.rules.errors import BadSettings
+from bot.rules.settings import GameSettings
+
+
+@dataclass(frozen=True)
+class TournamentSettings:
+    group_min: int = 12  # T1: smallest group (table)
+    group_max: int = 16  # T1: largest group
+    bonus_threshold: int = 14  # T4: the bonus applies when MORE than this many started
+    bonus_coefficient: int = 12  # T4: in tenths, 12 = x1.2
+    game: GameSettings = field(default_factory=GameSettings)  # the game scheme (T6)
+
+    def __post_init__(self) -> None:
+        for name in ("group_min", "group_max", "bonus_threshold", "bonus_coefficient"):
+            value = getattr(self, name)
+            if type(value) is not int:
+                raise BadSettings(f"{name} must be a whole number, got {value!r}", field=name)
+        if not isinstance(self.game, GameSettings):
+            raise BadSettings(f"game must be GameSettings, got {self.game!r}", field="game")
+        if not 1 <= self.group_min <= self.group_max:
+            raise BadSettings(
+                "group bounds must satisfy 1 <= min <= max, "
+                f"got {self.group_min}..{self.group_max}",
+                field="group_min",
+            )
+        # Every group must be a table the game scheme can start (and has a roles entry for).
+        if not self.game.min_players <= self.group_min <= self.group_max <= self.game.max_players:
+            raise BadSettings(
+                f"groups of {self.group_min}..{self.group_max} do not fit the game's "
+                f"{self.game.min_players}..{self.game.max_players} players",
+                field="group_min",
+            )
+        if self.bonus_threshold < 0:
+            raise BadSettings(
+                f"bonus_threshold must not be negative, got {self.bonus_threshold}",
+                field="bonus_threshold",
+            )
+        # Interpretation: the coefficient is a bonus; it never lowers the point (10 = none).
+        if self.bonus_coefficient < 10:
+            raise BadSettings(
+                f"bonus_coefficient is in tenths and at least 10 (x1.0), "
+                f"got {self.bonus_coefficient}",
+                field="bonus_coefficient",
+            )
+
+
+def settings_to_json(settings: TournamentSettings) -> str:
+    """The settings as JSON text (what storage keeps in `settings_json`)."""
+    return json.dumps(to_json(settings), sort_keys=True, ensure_ascii=False)
+
+
+def _check_keys(cls: type[Any], value: object, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise BadSettings(f"{where} must be a JSON object, got {value!r}", field=where)
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(value) - known)
+    if unknown:
+        raise BadSettings(f"unknown setting(s) in {where}: {', '.join(unknown)}", field=unknown[0])
+    return value
+
+
+def settings_from_json(text: str) -> TournamentSettings:
+    """Settings back from `settings_to_json`; a missing field takes its default.
+
+    Anything malformed (not JSON, an unknown field, a value of the wrong type, values
+    that break a rule) raises `BadSettings`.
+    """
+    try:
+        raw = json.loads(text)
+        top = _check_keys(TournamentSettings, raw, "settings")
+        if "game" in top:
+            _check_keys(GameSettings, top["game"], "game")
+        result = from_json(TournamentSettings, top)
+    except BadSettings:
+        raise
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise BadSettings(f"malformed settings: {exc}") from exc
+    assert isinstance(result, TournamentSettings)
+    return result
+
+
+@dataclass(frozen=True)
+class SettingChange:
+    """One setting that differs (T6): `name` is a dotted path such as `game.night_seconds`."""
+
+    name: str
+    old: object
+    new: object
+
+
+def _fields(obj: Any, prefix: str = "") -> list[tuple[str, object]]:
+    out: list[tuple[str, object]] = []
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            out.extend(_fields(value, f"{prefix}{f.name}."))
+        else:
+            out.append((f"{prefix}{f.name}", value))
+    return out
+
+
+def diff_settings(old: TournamentSettings, new: TournamentSettings) -> list[SettingChange]:
+    """The settings that differ between `old` and `new`, in declaration order (T6).
+
+    Fields of the game scheme are flattened (`game.round1_seconds`); the roles table
+    (`game.mafia_by_players`) is one field whose values are the whole tables.
+    """
+    return [
+        SettingChange(name, before, after)
+        for (name, before), (_, after) in zip(_fields(old), _fields(new), strict=True)
+        if before != after
+    ]

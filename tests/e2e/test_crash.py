@@ -1,0 +1,327 @@
+"""The bot is killed (SIGKILL) again and again during a game, and started again.
+
+The bot runs as its own process (`python -m bot run`) against the sandbox, on the
+wall clock with timers scaled down. The test plays the people and kills the bot at
+points spread over every phase: during the deal, mid-speech, mid-vote with half the
+votes in, mid-night with one action in. Every game must still finish; every action
+the bot acknowledged must be in the protocol exactly once; nothing may be in the
+protocol that nobody did; SQLite's integrity check must pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot.sandbox import CallbackPress, Sandbox, SimMessage, SimUser
+
+SCALE = 0.02  # one second of game time is 20 ms
+PLAYERS = 8
+KILLS = 20
+ROOT = Path(__file__).resolve().parents[2]
+# `python -m bot ...`, but waiting for a line on stdin after the imports.
+PRELOAD = (
+    "import sys, bot.app, bot.__main__; sys.stdin.readline(); "
+    "sys.exit(bot.__main__.main(sys.argv[1:]))"
+)
+
+
+def config_text(sandbox: Sandbox, database: Path) -> str:
+    timers = {
+        "introduction_seconds": 30,
+        "round1_seconds": 60,
+        "round2_seconds": 30,
+        "defence_seconds": 60,
+        "vote_seconds": 60,
+        "last_word_seconds": 40,
+        "acquaintance_seconds": 60,
+        "night_seconds": 90,
+        "warning_seconds": 10,
+    }
+    game = "\n".join(f"{k} = {v * SCALE}" for k, v in timers.items())
+    return (
+        f'[bot]\ntoken = "{sandbox.token}"\napi_server = "{sandbox.base_url}"\n'
+        f'database = "{database}"\nlanguage = "en"\nflood_window_scale = {SCALE}\n'
+        f"[casual]\nmin_players = 6\n[game]\n{game}\n"
+    )
+
+
+@dataclass
+class Press:
+    kind: str  # the protocol event it should produce
+    game: int
+    seat: int
+    step: int
+    acknowledged: bool = False
+
+
+@dataclass
+class Run:
+    sandbox: Sandbox
+    config: Path
+    database: Path
+    log: Path
+    process: subprocess.Popen[bytes] | None = None
+    standby: subprocess.Popen[bytes] | None = None
+    kills: int = 0
+    presses: list[Press] = field(default_factory=list)
+
+    async def start(self) -> None:
+        """Start the bot from a process that has already imported it.
+
+        Importing aiogram takes seconds; a standby process does that ahead of time and
+        becomes the bot (`python -m bot run`) when told to, so twenty restarts cost
+        twenty start-ups, not twenty imports.
+        """
+        if self.standby is None:
+            self.standby = self._spawn()
+        self.process, self.standby = self.standby, None
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"go\n")
+        self.process.stdin.flush()
+        await self.sandbox.wait_polling(within=30)
+        self.standby = self._spawn()
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        with self.log.open("ab") as log:
+            return subprocess.Popen(
+                [sys.executable, "-c", PRELOAD, "--config", str(self.config), "run"],
+                cwd=ROOT,
+                stdin=subprocess.PIPE,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            )
+
+    async def kill(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        await asyncio.to_thread(self.process.wait)
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.kills += 1
+        await self.start()
+
+    def state(self) -> dict[str, Any] | None:
+        with contextlib.closing(sqlite3.connect(f"file:{self.database}?mode=ro", uri=True)) as db:
+            row = db.execute(
+                "SELECT state_json FROM games WHERE state_json IS NOT NULL "
+                "ORDER BY game_id DESC LIMIT 1"
+            ).fetchone()
+        return json.loads(row[0]) if row else None
+
+    async def press(
+        self,
+        kind: str,
+        game: int,
+        seat: int,
+        step: int,
+        person: SimUser,
+        message: SimMessage,
+        button: str | int,
+    ) -> None:
+        press = Press(kind, game, seat, step)
+        self.presses.append(press)
+        sent: CallbackPress = await person.press(message, button)
+        with contextlib.suppress(TimeoutError):
+            answer = await sent.wait_answer(within=1.0)
+            press.acknowledged = not answer.show_alert
+
+
+def latest(messages: list[SimMessage], prefix: str) -> SimMessage | None:
+    for message in reversed(messages):
+        if any((b.callback_data or "").startswith(prefix) for r in message.buttons() for b in r):
+            return message
+    return None
+
+
+async def act(
+    run: Run,
+    state: dict[str, Any],
+    people: dict[int, SimUser],
+    group: Any,
+    rng: random.Random,
+    done: set[tuple[int, int, str]],
+) -> None:
+    """One move of the people, as a club would make it."""
+    seats = {int(k): v for k, v in state["seats"].items()}
+    roles = {int(k): v for k, v in state["roles"].items()}
+    living = sorted(s for s, v in seats.items() if v["alive"])
+    step, phase, speaker = state["step"], state["phase"], state["speaker"]
+
+    def who(seat: int) -> SimUser:
+        return people[seats[seat]["user_id"]]
+
+    def label(seat: int) -> str:
+        return f"{seat} · {seats[seat]['nick']}"
+
+    game = state["game_id"]
+    if speaker is not None and phase in ("round_2",) and (speaker, step, "nom") not in done:
+        turn = latest(group.messages(), f"t:{game}:{step}:")  # the message of this very turn
+        target = rng.choice([s for s in living if s != speaker])
+        if turn is not None:
+            done.add((speaker, step, "nom"))
+            await run.press(
+                "NominationMade", game, speaker, step, who(speaker), turn, label(target)
+            )
+    elif phase == "vote":
+        ballot = latest(group.messages(), f"v:{game}:{step}:")
+        voters = [s for s in living if str(s) not in state["votes"] and (s, step, "v") not in done]
+        if ballot is not None and voters:
+            voter = voters[0]
+            done.add((voter, step, "v"))
+            choice = rng.choice(state["leaders"])
+            await run.press("VoteCast", game, voter, step, who(voter), ballot, label(choice))
+    elif phase == "night":
+        victim = next((s for s in living if roles[s] != "mafia"), living[0])
+        for seat in living:
+            if roles[seat] == "civilian" or (seat, step, "n") in done:
+                continue
+            keyboard = latest(who(seat).inbox(), f"n:{game}:{step}:")
+            if keyboard is None:
+                continue
+            done.add((seat, step, "n"))
+            kind = "KillPicked" if roles[seat] == "mafia" else "CheckMade"
+            target = victim if kind == "KillPicked" else next(s for s in living if s != seat)
+            await run.press(kind, game, seat, step, who(seat), keyboard, label(target))
+            return  # one night action at a time, so that a kill can fall between them
+
+
+# Where the 19 kills after the one during the deal fall: each when its moment comes,
+# at least a second of play apart, the specific moments taken first.
+KILL_POINTS = ["vote"] * 2 + ["night"] * 2 + ["speech"] * 7 + ["anywhere"] * 8
+
+
+def due(point: str, state: dict[str, Any] | None) -> bool:
+    if state is None:
+        return point == "deal"
+    phase = state["phase"]
+    living = sum(1 for v in state["seats"].values() if v["alive"])
+    if point == "speech":
+        return phase in ("introduction", "round_1", "round_2", "defence", "last_words")
+    if point == "vote":
+        return phase == "vote" and len(state["votes"]) * 2 >= living
+    if point == "night":
+        return phase == "night" and (len(state["kill_picks"]) + (state["check"] is not None)) >= 1
+    return True
+
+
+async def test_killed_twenty_times_the_game_still_finishes_and_keeps_its_word(
+    tmp_path: Path,
+) -> None:
+    sandbox = Sandbox(clock=time.time)
+    await sandbox.start()
+    host = sandbox.add_user("Host", language_code="en")
+    group = sandbox.add_supergroup("Club", owner=host)
+    group.promote_bot(
+        by=host,
+        can_delete_messages=True,
+        can_restrict_members=True,
+        can_pin_messages=True,
+        can_invite_users=True,
+    )
+    people = {}
+    for i in range(PLAYERS):
+        person = sandbox.add_user(f"P{i + 1}", language_code="en")
+        group.add_member(person)
+        people[person.id] = person
+    database = tmp_path / "mafia.sqlite3"
+    config = tmp_path / "config.toml"
+    config.write_text(config_text(sandbox, database))
+    run = Run(sandbox, config, database, tmp_path / "bot.log")
+    rng = random.Random(7)
+    try:
+        await run.start()
+        games = 0
+        points = list(KILL_POINTS)
+        async with asyncio.timeout(150):
+            # A short game may end before every kill point came; the club plays another.
+            while points or games == 0:
+                state = await play_one_game(run, host, group, people, rng, points)
+                games += 1
+                assert state["winner"] in ("peaceful", "mafia")
+        assert run.kills >= KILLS
+        await check_protocol(run)
+        sandbox.assert_no_bot_errors(allow=("message to edit not found",))
+    finally:
+        for process in (run.process, run.standby):
+            if process is not None and process.poll() is None:
+                process.send_signal(signal.SIGKILL)
+                process.wait()
+            if process is not None and process.stdin is not None:
+                process.stdin.close()
+        await sandbox.stop()
+
+
+async def play_one_game(
+    run: Run,
+    host: SimUser,
+    group: Any,
+    people: dict[int, SimUser],
+    rng: random.Random,
+    points: list[str],
+) -> dict[str, Any]:
+    await host.send(group, "/newgame")
+    await run.sandbox.settle(within=10)
+    lobby = group.visible_messages()[-1]
+    for person in people.values():
+        await person.follow(lobby, 0)
+    await run.sandbox.settle(within=10)
+    await host.send(group, "/begin")
+    await asyncio.sleep(0.01)
+    await run.kill()  # during the deal
+    done: set[tuple[int, int, str]] = set()
+    last_kill = time.monotonic()
+    while True:
+        state = run.state()
+        if state is not None and state["phase"] in ("over", "aborted"):
+            return state
+        point = next((p for p in points if due(p, state)), None)
+        if point is not None and time.monotonic() - last_kill > 0.3:
+            await asyncio.sleep(rng.uniform(0, 0.05))
+            await run.kill()
+            points.remove(point)
+            last_kill = time.monotonic()
+            continue
+        if state is not None:
+            await act(run, state, people, group, rng, done)
+        await asyncio.sleep(0.01)
+
+
+async def check_protocol(run: Run) -> None:
+    with contextlib.closing(sqlite3.connect(run.database)) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        rows = db.execute("SELECT game_id, seq, payload_json FROM events ORDER BY game_id, seq")
+        protocol = rows.fetchall()
+    actions: list[tuple[str, int, int, int]] = []
+    step, game, seq = 0, 0, 0
+    for game_id, number, payload in protocol:
+        if game_id != game:
+            game, seq = game_id, 0
+        seq += 1
+        assert number == seq, f"game {game}: the protocol has a gap at {seq}"
+        event = json.loads(payload)
+        step = event.get("step", step)
+        match event["type"]:
+            case "NominationMade" | "CheckMade" | "KillPicked":
+                actions.append((event["type"], game, event["by"], step))
+            case "VoteCast":
+                actions.append(("VoteCast", game, event["voter"], step))
+    pressed = {(p.kind, p.game, p.seat, p.step) for p in run.presses}
+    for action in actions:
+        assert action in pressed, f"{action} is in the protocol, but nobody did it"
+        assert actions.count(action) == 1, f"{action} was applied twice"
+    for press in run.presses:
+        if press.acknowledged:
+            assert (press.kind, press.game, press.seat, press.step) in actions, f"{press} lost"
