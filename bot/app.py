@@ -31,6 +31,7 @@ from bot.i18n import LANGUAGES, Texts
 from bot.rules.settings import GameSettings
 from bot.sender import Sender
 from bot.service import GameService
+from bot.tournaments import TournamentService
 from handlers import get_routers
 from handlers.middleware import KnowTheSender, OncePerUpdate
 from storage.db import Database
@@ -38,9 +39,47 @@ from storage.repositories import Repositories
 
 log = logging.getLogger(__name__)
 
-GROUP_COMMANDS = ("help", "rules", "status", "newgame", "join", "leave", "pass", "nominate", "lang")
-HOST_COMMANDS = ("begin", "pause", "resume", "skip", "extend", "warn", "remove", "stop", "host")
-PRIVATE_COMMANDS = ("start", "help", "rules", "lang")
+GROUP_COMMANDS = (
+    "help",
+    "rules",
+    "status",
+    "newgame",
+    "join",
+    "leave",
+    "pass",
+    "nominate",
+    "expel",
+    "lang",
+)
+HOST_COMMANDS = (
+    "begin",
+    "pause",
+    "resume",
+    "skip",
+    "extend",
+    "warn",
+    "remove",
+    "stop",
+    "host",
+    "bind",
+)
+PRIVATE_COMMANDS = (
+    "start",
+    "help",
+    "rules",
+    "lang",
+    "nick",
+    "tournament",
+    "settings",
+    "groups",
+    "standings",
+    "sheet",
+    "fix",
+    "adjust",
+    "finish",
+    "export",
+    "protocol",
+)
 
 
 def make_bot(token: str, api_server: str) -> Bot:
@@ -71,6 +110,7 @@ async def build_app(
     warning_seconds: float = 10.0,
     seeds: Callable[[], str] = new_seed,
     pace_scale: float = 1.0,
+    judges: frozenset[int] = frozenset(),
 ) -> App:
     sender = Sender(bot, clock, pace_scale)
     service = GameService(
@@ -85,6 +125,7 @@ async def build_app(
     )
     dispatcher = Dispatcher()
     dispatcher["service"] = service
+    dispatcher["tournaments"] = TournamentService(service, judges)
     dispatcher.update.outer_middleware(OncePerUpdate())
     dispatcher.message.outer_middleware(KnowTheSender())
     dispatcher.callback_query.outer_middleware(KnowTheSender())
@@ -140,6 +181,7 @@ async def run_bot(config: Config) -> None:
         config.casual_settings(),
         config.game.warning_seconds,
         pace_scale=config.bot.flood_window_scale,
+        judges=frozenset(config.access.judges),
     )
     try:
         await set_command_menus(bot, texts)

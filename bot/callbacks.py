@@ -46,3 +46,9 @@ class SignCb(CallbackData, prefix="g"):
     """The Host signs the result sheet (T3)."""
 
     game: int
+
+
+class PresenceCb(CallbackData, prefix="p"):
+    """A tournament player confirms presence at their table's lobby (T1)."""
+
+    game: int

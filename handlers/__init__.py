@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from aiogram import Router
 
-from handlers import common, day, guard, host, lobby, night, vote
+from handlers import common, day, guard, host, judge, lobby, night, vote
 
 
 def get_routers() -> list[Router]:
@@ -17,6 +17,7 @@ def get_routers() -> list[Router]:
         host.host_router(),
         host.refusal_router(),
         host.button_router(),
+        judge.make_router(),
         common.make_router(),
         lobby.make_router(),
         day.make_router(),

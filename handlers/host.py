@@ -21,6 +21,8 @@ from bot.rules.errors import RuleError
 from bot.rules.sanctions import Offence, Penalty, VCode, penalty_for
 from bot.sender import markup
 from bot.service import GameService
+from bot.tournament.record import tournament_penalty
+from bot.tournaments import TournamentService
 from storage.games import GameStatus
 
 HOST_COMMANDS = ("begin", "pause", "resume", "skip", "extend", "warn", "remove", "stop", "host")
@@ -121,7 +123,13 @@ async def remove(message: Message, command: CommandObject, service: GameService,
     await _act(message, service, lang, Sanction(seat, Penalty.REMOVAL_FROM_GAME))
 
 
-async def warn(message: Message, command: CommandObject, service: GameService, lang: str) -> None:
+async def warn(
+    message: Message,
+    command: CommandObject,
+    service: GameService,
+    tournaments: TournamentService,
+    lang: str,
+) -> None:
     """RULES V: the bot proposes the sanction from the player's record; the Host confirms."""
     running = await service.running_in_chat(message.chat.id)
     if running is None:
@@ -135,13 +143,18 @@ async def warn(message: Message, command: CommandObject, service: GameService, l
         await message.answer(service.t(lang, "host.warn_usage"))
         return
     vcode = VCode(code)
-    # A casual game's record is this game's own (RULES V interpretation).
-    record = [
-        Offence(s.code, game.game_id, s.penalty)
-        for s in state.sanctions
-        if s.seat == seat and s.code is not None
-    ]
-    penalty = penalty_for(vcode, record, game.game_id)
+    if game.tournament_id is not None:
+        # RULES V: repeats count over the whole tournament (this game's included).
+        offences = await tournaments.offences(game.tournament_id)
+        penalty = tournament_penalty(state.seats[seat].user_id, vcode, game.game_id, offences)
+    else:
+        # A casual game's record is this game's own (RULES V interpretation).
+        record = [
+            Offence(s.code, game.game_id, s.penalty)
+            for s in state.sanctions
+            if s.seat == seat and s.code is not None
+        ]
+        penalty = penalty_for(vcode, record, game.game_id)
     text = service.t(
         lang,
         "sanction.proposed",
@@ -208,7 +221,11 @@ async def confirm_sanction(
 
 
 async def sign(
-    query: CallbackQuery, callback_data: SignCb, service: GameService, lang: str
+    query: CallbackQuery,
+    callback_data: SignCb,
+    service: GameService,
+    tournaments: TournamentService,
+    lang: str,
 ) -> None:
     game = await service.repos.games.get(callback_data.game)
     if game is None or game.host_user_id != query.from_user.id:
@@ -218,6 +235,9 @@ async def sign(
         await query.answer(service.t(lang, "over.already_signed"), show_alert=True)
         return
     await query.answer()
+    signed = await service.repos.games.get(game.game_id)
+    if signed is not None and signed.tournament_id is not None:
+        await tournaments.send_sheet_to_judge(signed)  # T3: signed sheets go to the Judge
 
 
 def _number(text: str | None) -> int | None:

@@ -7,12 +7,14 @@ import contextlib
 from aiogram import Bot, F, Router
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.filters import Command
-from aiogram.types import ChatMemberAdministrator, ChatMemberOwner, Message
+from aiogram.types import CallbackQuery, ChatMemberAdministrator, ChatMemberOwner, Message
 
+from bot.callbacks import PresenceCb
 from bot.i18n import escape
 from bot.render import Button
 from bot.sender import markup
 from bot.service import GameService
+from bot.tournaments import TournamentService
 from storage.errors import ActiveGameExistsError
 from storage.games import Game, GameStatus
 
@@ -38,6 +40,27 @@ async def missing_rights(bot: Bot, chat_id: int) -> list[str]:
 async def lobby_view(service: GameService, game: Game, bot: Bot) -> tuple[str, Button]:
     lang = await service.chat_lang(game.chat_id)
     players = await service.repos.lobby.players(game.game_id)
+    group = await service.repos.tours.group_of_game(game.game_id)
+    if group is not None:
+        # T1: the table's roster; each player confirms presence with the button.
+        present = {p.user_id for p in players}
+        nicks = {
+            p.user_id: p.nick for p in await service.repos.tournaments.players(group.tournament_id)
+        }
+        roster = "\n".join(
+            f"{'✅' if u in present else '⏳'} {escape(nicks.get(u, str(u)))}"
+            for u in group.players
+        )
+        text = service.t(
+            lang,
+            "lobby.tournament",
+            game=game.game_id,
+            code=group.code,
+            count=len(present),
+            total=len(group.players),
+            players=roster,
+        )
+        return text, Button(service.t(lang, "button.present"), PresenceCb(game=game.game_id).pack())
     settings = await service.settings_of(game)
     host = await service.repos.users.get(game.host_user_id)
     names = "\n".join(f"{i}. {escape(p.nick)}" for i, p in enumerate(players, 1)) or "—"
@@ -69,15 +92,27 @@ async def refresh_lobby(service: GameService, game: Game, bot: Bot) -> None:
         )
 
 
-async def newgame(message: Message, bot: Bot, service: GameService, lang: str) -> None:
+async def newgame(
+    message: Message, bot: Bot, service: GameService, tournaments: TournamentService, lang: str
+) -> None:
     assert message.from_user is not None
     missing = await missing_rights(bot, message.chat.id)
     if missing:
         rights = ", ".join(service.t(lang, f"rights.{r}") for r in missing)
         await message.answer(service.t(lang, "lobby.missing_rights", rights=rights))
         return
+    group = await tournaments.repos.tours.group_of_chat(message.chat.id)
     try:
-        game = await service.open_lobby(message.chat.id, message.from_user.id)
+        if group is not None:
+            # A tournament table: the roster is the group; its Host or the Judge opens it.
+            tournament = await tournaments.repos.tournaments.get(group.tournament_id)
+            assert tournament is not None
+            if message.from_user.id not in (group.host_user_id, tournament.judge_user_id):
+                await message.answer(service.t(lang, "host.only_host"))
+                return
+            game = await tournaments.open_table(group, message.chat.id)
+        else:
+            game = await service.open_lobby(message.chat.id, message.from_user.id)
     except ActiveGameExistsError:
         await message.answer(service.t(lang, "lobby.exists"))
         return
@@ -145,8 +180,37 @@ async def leave(message: Message, bot: Bot, service: GameService, lang: str) -> 
         await message.answer(service.t(lang, "lobby.not_in"))
 
 
+async def present(
+    query: CallbackQuery, callback_data: PresenceCb, bot: Bot, service: GameService, lang: str
+) -> None:
+    """A tournament player confirms presence at their table (the roster is the group's)."""
+    game = await service.repos.games.get(callback_data.game)
+    group = await service.repos.tours.group_of_game(callback_data.game)
+    if game is None or group is None or game.status is not GameStatus.LOBBY:
+        await query.answer(service.t(lang, "lobby.closed"), show_alert=True)
+        return
+    if query.from_user.id not in group.players:
+        await query.answer(service.t(lang, "lobby.not_on_roster"), show_alert=True)
+        return
+    nick = next(
+        (
+            p.nick
+            for p in await service.repos.tournaments.players(group.tournament_id)
+            if p.user_id == query.from_user.id
+        ),
+        query.from_user.first_name,
+    )
+    async with service.lock(game.game_id):
+        joined = await service.join(game, query.from_user.id, nick)
+        if joined:
+            await refresh_lobby(service, game, bot)
+    await query.answer(service.t(lang, "lobby.present" if joined else "lobby.already_present"))
+    await service.retry_waiting_begins(query.from_user.id)
+
+
 def make_router() -> Router:
     router = Router(name="lobby")
+    router.callback_query.register(present, PresenceCb.filter())
     router.message.register(newgame, Command("newgame"), F.chat.type.in_({"group", "supergroup"}))
     router.message.register(
         join_in_group, Command("join"), F.chat.type.in_({"group", "supergroup"})

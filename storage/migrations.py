@@ -200,6 +200,41 @@ ALTER TABLE games ADD COLUMN signed_by INTEGER REFERENCES users (user_id);
 ALTER TABLE games ADD COLUMN signed_at REAL;
 """
 
+_SCHEMA_3 = """
+-- T1: a tour's groups, each bound to a game chat and run by a Host.
+CREATE TABLE tour_groups (
+    code          TEXT PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (tournament_id),
+    tour          INTEGER NOT NULL CHECK (tour >= 1),
+    players_json  TEXT NOT NULL CHECK (json_valid(players_json)),
+    chat_id       INTEGER REFERENCES chats (chat_id),
+    host_user_id  INTEGER REFERENCES users (user_id),
+    game_id       INTEGER REFERENCES games (game_id),
+    created_at    REAL NOT NULL
+) STRICT;
+CREATE INDEX tour_groups_by_tournament ON tour_groups (tournament_id, tour);
+
+-- T5: the Judge's adjustments of points, with their reasons (tenths of a point).
+CREATE TABLE adjustments (
+    adjustment_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (tournament_id),
+    user_id       INTEGER NOT NULL REFERENCES users (user_id),
+    tenths        INTEGER NOT NULL,
+    reason        TEXT NOT NULL,
+    at            REAL NOT NULL
+) STRICT;
+
+-- T3: a signed sheet changes only by the Judge, and every change is kept.
+CREATE TABLE sheet_changes (
+    change_id     INTEGER PRIMARY KEY AUTOINCREMENT,
+    game_id       INTEGER NOT NULL REFERENCES games (game_id),
+    judge_user_id INTEGER NOT NULL REFERENCES users (user_id),
+    change_json   TEXT NOT NULL CHECK (json_valid(change_json)),
+    reason        TEXT NOT NULL,
+    at            REAL NOT NULL
+) STRICT;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -207,6 +242,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         _SCHEMA_1,
     ),
     Migration(2, "who signed a game's result sheet, and when (T3)", _SCHEMA_2),
+    Migration(3, "tour groups, point adjustments, sheet changes (T1, T3, T5)", _SCHEMA_3),
 )
 """Every migration, in order; the last one's version is the schema version of this code."""
 

@@ -11,6 +11,7 @@ from storage.games import GameRepository, LobbyRepository
 from storage.outbox import OutboxRepository
 from storage.protocol import ProtocolRepository
 from storage.tournaments import TournamentRepository
+from storage.tours import TourRepository
 from storage.updates import ProcessedRepository
 from storage.users import BanRepository, UserRepository
 
@@ -30,6 +31,7 @@ class Repositories:
     outbox: OutboxRepository
     processed: ProcessedRepository
     tournaments: TournamentRepository
+    tours: TourRepository
 
     @classmethod
     def of(cls, database: Database) -> Self:
@@ -46,4 +48,5 @@ class Repositories:
             outbox=OutboxRepository(database),
             processed=ProcessedRepository(database),
             tournaments=TournamentRepository(database),
+            tours=TourRepository(database),
         )

@@ -1,0 +1,393 @@
+"""The tournament service: registration, tours and groups, sheets, standings (T1-T7).
+
+Like the game service, it is the one door the Judge's handlers go through. The
+arithmetic (splits, points, places) is the pure `bot.tournament` core; this module
+stores, looks up and tells people.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from bot.i18n import escape
+from bot.render import Post
+from bot.rules.codec import to_json
+from bot.rules.protocol import entry_from_json, public_entries
+from bot.rules.roles import Side
+from bot.rules.sheet import SheetRow, sheet
+from bot.rules.state import GameState
+from bot.service import GameService
+from bot.tournament.groups import Split, split
+from bot.tournament.record import TournamentOffence, disqualified_users, offences_in_game
+from bot.tournament.scoring import format_tenths, game_points
+from bot.tournament.settings import (
+    TournamentSettings,
+    diff_settings,
+    settings_from_json,
+    settings_to_json,
+)
+from bot.tournament.standings import Adjustment, StandingsRow, sheets_csv, standings, standings_csv
+from storage.games import Game, GameStatus
+from storage.tournaments import Tournament, TournamentStatus
+from storage.tours import TourGroup
+
+GAME_TIMERS = (
+    "introduction_seconds",
+    "round1_seconds",
+    "round2_seconds",
+    "defence_seconds",
+    "vote_seconds",
+    "last_word_seconds",
+    "acquaintance_seconds",
+    "night_seconds",
+)
+
+
+class TournamentError(Exception):
+    """A Judge's request that cannot be done; `key` names the text that says why."""
+
+    def __init__(self, key: str, **values: object) -> None:
+        super().__init__(key)
+        self.key = key
+        self.values = values
+
+
+@dataclass(frozen=True)
+class SignedSheet:
+    game: Game
+    rows: list[SheetRow]
+    changes: list[str]
+
+
+class TournamentService:
+    def __init__(self, games: GameService, judges: frozenset[int] = frozenset()) -> None:
+        self.games = games
+        self.repos = games.repos
+        self.judges = judges  # the config's allow-list; empty: anyone may be a Judge
+
+    # --- creating and registering -------------------------------------------------
+
+    async def create(self, name: str, judge_id: int) -> Tournament:
+        if self.judges and judge_id not in self.judges:
+            raise TournamentError("tournament.not_allowed")
+        if not name.strip():
+            raise TournamentError("tournament.usage")
+        return await self.repos.tournaments.create(
+            name=name.strip()[:100],
+            judge_user_id=judge_id,
+            settings_json=settings_to_json(TournamentSettings()),
+            now=self.games.clock.now(),
+        )
+
+    async def judged_by(self, user_id: int) -> Tournament:
+        """The Judge's current tournament: the newest they created."""
+        mine = await self.repos.tournaments.of_judge(user_id)
+        if not mine:
+            raise TournamentError("tournament.none")
+        return mine[0]
+
+    async def register(self, tournament_id: int, user_id: int, nick: str) -> Tournament:
+        tournament = await self.repos.tournaments.get(tournament_id)
+        if tournament is None or tournament.status is TournamentStatus.FINISHED:
+            raise TournamentError("tournament.closed")
+        if await self.repos.bans.get(user_id) is not None:
+            raise TournamentError("tournament.banned")  # V4
+        if await self.repos.tournaments.player(tournament_id, user_id) is not None:
+            raise TournamentError("tournament.already", name=escape(tournament.name))
+        taken = {p.nick.lower() for p in await self.repos.tournaments.players(tournament_id)}
+        base, number = nick.strip()[:32] or str(user_id), 2
+        free = base
+        while free.lower() in taken:
+            free, number = f"{base} {number}", number + 1
+        await self.repos.tournaments.register(
+            tournament_id, user_id, nick=free, now=self.games.clock.now()
+        )
+        return tournament
+
+    async def set_nick(self, user_id: int, nick: str) -> int:
+        """`/nick`: the player's nick in every tournament they are registered in."""
+        nick = nick.strip()[:32]
+        if not nick:
+            raise TournamentError("tournament.nick_usage")
+        count = 0
+        rows = await self.repos.database.fetch_all(
+            "SELECT tournament_id FROM tournament_players WHERE user_id = ?", (user_id,)
+        )
+        for row in rows:
+            try:
+                await self.repos.tournaments.set_player_nick(row["tournament_id"], user_id, nick)
+            except Exception as error:  # the nick is taken in that tournament
+                raise TournamentError("tournament.nick_taken", nick=escape(nick)) from error
+            count += 1
+        await self.repos.users.set_nick(user_id, nick)
+        return count
+
+    # --- settings (T6) --------------------------------------------------------------
+
+    def settings(self, tournament: Tournament) -> TournamentSettings:
+        return settings_from_json(tournament.settings_json)
+
+    async def change_setting(
+        self, tournament: Tournament, name: str, value: str, override: bool
+    ) -> list[str]:
+        """Change one setting; returns the lines of the change, already announced."""
+        old = self.settings(tournament)
+        started = await self.repos.tours.last_tour(tournament.tournament_id) > 0
+        if started and not override:
+            raise TournamentError("settings.locked")
+        try:
+            new = _with_setting(old, name, value)
+        except (KeyError, ValueError, TypeError) as error:
+            raise TournamentError("settings.bad", name=escape(name)) from error
+        changes = [f"{c.name}: {c.old} → {c.new}" for c in diff_settings(old, new)]
+        if not changes:
+            return []
+        await self.repos.tournaments.set_settings(tournament.tournament_id, settings_to_json(new))
+        key = "settings.override_announce" if started else "settings.announce"
+        await self._tell_players(
+            tournament, key, name=escape(tournament.name), changes="\n".join(changes)
+        )
+        return changes
+
+    async def _tell_players(self, tournament: Tournament, key: str, **values: object) -> None:
+        posts = []
+        for player in await self.repos.tournaments.players(tournament.tournament_id):
+            lang = await self.games.user_lang(player.user_id)
+            posts.append(Post(player.user_id, self.games.t(lang, key, **values)))
+        await self.games.sender.deliver(0, posts)
+
+    # --- tours and groups (T1) -------------------------------------------------------
+
+    async def propose(self, tournament: Tournament) -> tuple[int, Split]:
+        tid = tournament.tournament_id
+        tour = await self.repos.tours.last_tour(tid) + 1
+        players = [
+            p.user_id
+            for p in await self.repos.tournaments.players(tid)
+            if p.status.value == "registered"
+        ]
+        history = [frozenset(g.players) for g in await self.repos.tours.groups(tid)]
+        # The draw behind the split is made from the tournament and tour, so the Judge
+        # sees the same proposal when confirming it.
+        return tour, split(players, self.settings(tournament), history, seed=f"{tid}:{tour}")
+
+    async def confirm(self, tournament: Tournament) -> tuple[int, list[TourGroup]]:
+        tour, proposal = await self.propose(tournament)
+        if not proposal.groups:
+            raise TournamentError("groups.none")
+        now = self.games.clock.now()
+        async with self.repos.database.transaction():
+            for index, players in enumerate(proposal.groups, 1):
+                code = f"T{tournament.tournament_id}R{tour}G{index}"
+                await self.repos.tours.add_group(
+                    code, tournament.tournament_id, tour, players, now=now
+                )
+            if tournament.status is TournamentStatus.REGISTRATION:
+                await self.repos.tournaments.set_status(
+                    tournament.tournament_id, TournamentStatus.RUNNING
+                )
+        return tour, await self.repos.tours.groups(tournament.tournament_id, tour)
+
+    async def bind(self, code: str, chat_id: int, judge_id: int, host_id: int) -> TourGroup:
+        group = await self.repos.tours.group(code)
+        if group is None:
+            raise TournamentError("bind.unknown", code=escape(code))
+        tournament = await self.repos.tournaments.get(group.tournament_id)
+        assert tournament is not None
+        if tournament.judge_user_id != judge_id:
+            raise TournamentError("tournament.judge_only")
+        await self.repos.tours.bind(code, chat_id, host_id)
+        bound = await self.repos.tours.group(code)
+        assert bound is not None
+        return bound
+
+    async def invite(self, group: TourGroup, link: str, title: str) -> None:
+        """Send each player of the group the invite link to its game chat."""
+        posts = []
+        for user_id in group.players:
+            lang = await self.games.user_lang(user_id)
+            text = self.games.t(
+                lang,
+                "bind.invite",
+                link=link,
+                title=escape(title),
+                tour=group.tour,
+                code=group.code,
+            )
+            posts.append(Post(user_id, text))
+        await self.games.sender.deliver(0, posts)
+
+    async def nicks(self, tournament_id: int) -> dict[int, str]:
+        return {p.user_id: p.nick for p in await self.repos.tournaments.players(tournament_id)}
+
+    async def open_table(self, group: TourGroup, chat_id: int) -> Game:
+        """The Host's /newgame in a bound chat: a lobby whose roster is the group (T1)."""
+        tournament = await self.repos.tournaments.get(group.tournament_id)
+        assert tournament is not None
+        settings = self.settings(tournament).game
+        size = len(group.players)
+        game_settings = replace(settings, min_players=size, max_players=size)
+        game = await self.repos.games.create(
+            chat_id=chat_id,
+            host_user_id=group.host_user_id or tournament.judge_user_id,
+            settings_json=json.dumps(to_json(game_settings)),
+            now=self.games.clock.now(),
+            tournament_id=group.tournament_id,
+        )
+        await self.repos.tours.set_game(group.code, game.game_id)
+        return game
+
+    # --- sheets (T3) ------------------------------------------------------------------
+
+    async def game_state(self, game: Game) -> GameState | None:
+        return await self.games.state(game.game_id)
+
+    async def signed_sheets(self, tournament_id: int) -> dict[int, SignedSheet]:
+        result: dict[int, SignedSheet] = {}
+        for game in await self.repos.games.of_tournament(tournament_id):
+            if game.status is not GameStatus.OVER or game.signed_by is None:
+                continue
+            state = await self.games.state(game.game_id)
+            assert state is not None
+            rows = sheet(state)
+            notes = []
+            for change in await self.repos.tours.sheet_changes(game.game_id):
+                rows = _apply_change(rows, change.change)
+                notes.append(f"{_describe(change.change)}: {change.reason}")
+            result[game.game_id] = SignedSheet(game, rows, notes)
+        return result
+
+    async def sheet_text(self, game_id: int, lang: str) -> str:
+        game = await self.repos.games.get(game_id)
+        if game is None or game.tournament_id is None:
+            raise TournamentError("sheet.unknown", game=game_id)
+        sheets = await self.signed_sheets(game.tournament_id)
+        if game_id not in sheets:
+            raise TournamentError("sheet.unsigned", game=game_id)
+        signed = sheets[game_id]
+        t = self.games.t
+        tournament = await self.repos.tournaments.get(game.tournament_id)
+        assert tournament is not None
+        points = game_points(signed.rows, self.settings(tournament))
+        lines = [
+            t(
+                lang,
+                "sheet.row",
+                seat=r.seat,
+                nick=escape(r.nick),
+                role=t(lang, f"role.{r.role}"),
+                mark="🏆" if r.won else "·",
+                points=format_tenths(points[r.user_id]),
+                penalties=", ".join(t(lang, f"penalty.{p}") for p in r.penalties) or "",
+            )
+            for r in signed.rows
+        ]
+        history = "\n".join(signed.changes) or t(lang, "sheet.no_changes")
+        return t(lang, "sheet.text", game=game_id, rows="\n".join(lines), history=history)
+
+    async def send_sheet_to_judge(self, game: Game) -> None:
+        if game.tournament_id is None:
+            return
+        tournament = await self.repos.tournaments.get(game.tournament_id)
+        assert tournament is not None
+        lang = await self.games.user_lang(tournament.judge_user_id)
+        text = await self.sheet_text(game.game_id, lang)
+        await self.games.sender.deliver(game.game_id, [Post(tournament.judge_user_id, text)])
+
+    async def change_sheet(
+        self, judge_id: int, game_id: int, change: dict[str, object], reason: str
+    ) -> None:
+        game = await self.repos.games.get(game_id)
+        if game is None or game.tournament_id is None or game.signed_by is None:
+            raise TournamentError("sheet.unsigned", game=game_id)
+        tournament = await self.repos.tournaments.get(game.tournament_id)
+        assert tournament is not None
+        if tournament.judge_user_id != judge_id:
+            raise TournamentError("tournament.judge_only")
+        await self.repos.tours.change_sheet(
+            game_id, judge_id, change, reason, now=self.games.clock.now()
+        )
+
+    # --- standings (T4, T5) -----------------------------------------------------------
+
+    async def offences(self, tournament_id: int) -> list[TournamentOffence]:
+        found: list[TournamentOffence] = []
+        for game in await self.repos.games.of_tournament(tournament_id):
+            state = await self.games.state(game.game_id)
+            if state is not None:
+                seats = {s: st.user_id for s, st in state.seats.items()}
+                found += offences_in_game(game.game_id, seats, state.sanctions)
+        return found
+
+    async def standings(self, tournament: Tournament) -> list[StandingsRow]:
+        tid = tournament.tournament_id
+        sheets = {g: s.rows for g, s in (await self.signed_sheets(tid)).items()}
+        adjustments = [
+            Adjustment(a.user_id, a.tenths, a.reason, a.at)
+            for a in await self.repos.tours.adjustments(tid)
+        ]
+        out = disqualified_users(await self.offences(tid))
+        return standings(sheets, self.settings(tournament), adjustments, out, await self.nicks(tid))
+
+    async def exports(self, tournament: Tournament) -> dict[str, str]:
+        tid = tournament.tournament_id
+        sheets = {g: s.rows for g, s in (await self.signed_sheets(tid)).items()}
+        return {
+            "standings.csv": standings_csv(await self.standings(tournament)),
+            "sheets.csv": sheets_csv(sheets, self.settings(tournament)),
+        }
+
+    async def protocol_json(self, game_id: int) -> str:
+        game = await self.repos.games.get(game_id)
+        if game is None:
+            raise TournamentError("sheet.unknown", game=game_id)
+        stored = await self.repos.protocol.read(game_id)
+        entries = [entry_from_json(json.loads(e.payload_json)) for e in stored]
+        over = game.status in (GameStatus.OVER, GameStatus.ABORTED)
+        return json.dumps(public_entries(entries, game_over=over), ensure_ascii=False, indent=1)
+
+    async def finish(self, tournament: Tournament) -> list[StandingsRow]:
+        rows = await self.standings(tournament)
+        await self.repos.tournaments.set_status(tournament.tournament_id, TournamentStatus.FINISHED)
+        return rows
+
+
+def _with_setting(settings: TournamentSettings, name: str, value: str) -> TournamentSettings:
+    """A copy with one setting changed; `game.` names reach the game scheme."""
+    if name.startswith("game."):
+        inner = name[5:]
+        game = settings.game
+        if inner not in {f.name for f in fields(game)} or inner == "mafia_by_players":
+            raise KeyError(inner)
+        current = getattr(game, inner)
+        changed: dict[str, Any] = {inner: type(current)(value)}
+        return replace(settings, game=replace(game, **changed))
+    if name not in {f.name for f in fields(settings)} - {"game"}:
+        raise KeyError(name)
+    number: dict[str, Any] = {name: int(value)}
+    return replace(settings, **number)
+
+
+def _apply_change(rows: list[SheetRow], change: dict[str, object]) -> list[SheetRow]:
+    """A Judge's correction (T3): the winning side, or whether a seat earns its point."""
+    if change.get("field") == "winner":
+        side = Side(str(change["value"]))
+        return [
+            replace(
+                r,
+                won=r.side is side,
+                earns_point=r.side is side and not any(p != "warning" for p in r.penalties),
+            )
+            for r in rows
+        ]
+    seat = int(str(change.get("seat", 0)))
+    earns = bool(change.get("value"))
+    return [replace(r, earns_point=earns) if r.seat == seat else r for r in rows]
+
+
+def _describe(change: dict[str, object]) -> str:
+    if change.get("field") == "winner":
+        return f"winner → {change['value']}"
+    return f"seat {change.get('seat')}: point {'yes' if change.get('value') else 'no'}"

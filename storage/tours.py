@@ -1,0 +1,167 @@
+"""Tours and their groups, the Judge's point adjustments, and changes to signed sheets."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import aiosqlite
+
+from storage.db import Database
+
+
+@dataclass(frozen=True, slots=True)
+class TourGroup:
+    """One table of a tour (T1): its players, and once bound, its chat, Host and game."""
+
+    code: str
+    tournament_id: int
+    tour: int
+    players: tuple[int, ...]
+    chat_id: int | None
+    host_user_id: int | None
+    game_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredAdjustment:
+    tournament_id: int
+    user_id: int
+    tenths: int
+    reason: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class SheetChange:
+    game_id: int
+    judge_user_id: int
+    change: dict[str, object]
+    reason: str
+    at: float
+
+
+def _group(row: aiosqlite.Row) -> TourGroup:
+    return TourGroup(
+        code=row["code"],
+        tournament_id=row["tournament_id"],
+        tour=row["tour"],
+        players=tuple(json.loads(row["players_json"])),
+        chat_id=row["chat_id"],
+        host_user_id=row["host_user_id"],
+        game_id=row["game_id"],
+    )
+
+
+class TourRepository:
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    async def add_group(
+        self, code: str, tournament_id: int, tour: int, players: list[int], *, now: float
+    ) -> None:
+        await self._db.execute(
+            "INSERT INTO tour_groups (code, tournament_id, tour, players_json, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (code, tournament_id, tour, json.dumps(players), now),
+        )
+
+    async def group(self, code: str) -> TourGroup | None:
+        row = await self._db.fetch_one("SELECT * FROM tour_groups WHERE code = ?", (code,))
+        return _group(row) if row else None
+
+    async def groups(self, tournament_id: int, tour: int | None = None) -> list[TourGroup]:
+        if tour is None:
+            rows = await self._db.fetch_all(
+                "SELECT * FROM tour_groups WHERE tournament_id = ? ORDER BY tour, code",
+                (tournament_id,),
+            )
+        else:
+            rows = await self._db.fetch_all(
+                "SELECT * FROM tour_groups WHERE tournament_id = ? AND tour = ? ORDER BY code",
+                (tournament_id, tour),
+            )
+        return [_group(r) for r in rows]
+
+    async def last_tour(self, tournament_id: int) -> int:
+        row = await self._db.fetch_one(
+            "SELECT coalesce(max(tour), 0) AS tour FROM tour_groups WHERE tournament_id = ?",
+            (tournament_id,),
+        )
+        return int(row["tour"]) if row else 0
+
+    async def bind(self, code: str, chat_id: int, host_user_id: int) -> None:
+        await self._db.execute(
+            "UPDATE tour_groups SET chat_id = ?, host_user_id = ? WHERE code = ?",
+            (chat_id, host_user_id, code),
+        )
+
+    async def group_of_chat(self, chat_id: int) -> TourGroup | None:
+        """The newest group bound to the chat that has no finished game yet."""
+        row = await self._db.fetch_one(
+            "SELECT g.* FROM tour_groups g LEFT JOIN games x ON x.game_id = g.game_id "
+            "WHERE g.chat_id = ? AND (g.game_id IS NULL OR x.status IN ('lobby', 'running')) "
+            "ORDER BY g.tour DESC LIMIT 1",
+            (chat_id,),
+        )
+        return _group(row) if row else None
+
+    async def group_of_game(self, game_id: int) -> TourGroup | None:
+        row = await self._db.fetch_one("SELECT * FROM tour_groups WHERE game_id = ?", (game_id,))
+        return _group(row) if row else None
+
+    async def set_game(self, code: str, game_id: int) -> None:
+        await self._db.execute("UPDATE tour_groups SET game_id = ? WHERE code = ?", (game_id, code))
+
+    async def replace_player(self, code: str, old: int, new: int) -> None:
+        group = await self.group(code)
+        assert group is not None
+        players = [new if p == old else p for p in group.players]
+        await self._db.execute(
+            "UPDATE tour_groups SET players_json = ? WHERE code = ?", (json.dumps(players), code)
+        )
+
+    async def adjust(
+        self, tournament_id: int, user_id: int, tenths: int, reason: str, *, now: float
+    ) -> None:
+        await self._db.execute(
+            "INSERT INTO adjustments (tournament_id, user_id, tenths, reason, at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (tournament_id, user_id, tenths, reason, now),
+        )
+
+    async def adjustments(self, tournament_id: int) -> list[StoredAdjustment]:
+        rows = await self._db.fetch_all(
+            "SELECT * FROM adjustments WHERE tournament_id = ? ORDER BY at, adjustment_id",
+            (tournament_id,),
+        )
+        return [
+            StoredAdjustment(r["tournament_id"], r["user_id"], r["tenths"], r["reason"], r["at"])
+            for r in rows
+        ]
+
+    async def change_sheet(
+        self,
+        game_id: int,
+        judge_user_id: int,
+        change: dict[str, object],
+        reason: str,
+        *,
+        now: float,
+    ) -> None:
+        await self._db.execute(
+            "INSERT INTO sheet_changes (game_id, judge_user_id, change_json, reason, at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (game_id, judge_user_id, json.dumps(change), reason, now),
+        )
+
+    async def sheet_changes(self, game_id: int) -> list[SheetChange]:
+        rows = await self._db.fetch_all(
+            "SELECT * FROM sheet_changes WHERE game_id = ? ORDER BY at, change_id", (game_id,)
+        )
+        return [
+            SheetChange(
+                r["game_id"], r["judge_user_id"], json.loads(r["change_json"]), r["reason"], r["at"]
+            )
+            for r in rows
+        ]

@@ -1,0 +1,237 @@
+"""A whole tournament through the sandbox: registration, tours, tables, sheets, standings."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+
+import pytest
+
+from bot.demo import RIGHTS, Crowd, Table, open_table, play
+from bot.rules.sheet import sheet
+from bot.sandbox import SimGroup, SimUser
+
+REGISTRATION = re.compile(r"https://t\.me/\S+\?start=reg_\d+")
+INVITE = re.compile(r"https://t\.me/\+[\w-]+")
+
+
+async def say(table: Table, who: SimUser, chat: object, text: str) -> str:
+    """Send a command and return the bot's last answer in that chat."""
+    await who.send(chat, text)  # type: ignore[arg-type]
+    await table.settle()
+    messages = chat.messages()  # type: ignore[attr-defined]
+    return str(messages[-1].content)
+
+
+async def register_all(table: Table, players: list[SimUser]) -> None:
+    judge = table.host
+    await judge.start_bot()
+    await table.settle()
+    created = await say(table, judge, judge.private, "/tournament Autumn Cup")
+    link = REGISTRATION.search(created)
+    assert link is not None, created
+    for person in players:
+        await person.open_link(link.group(0))
+        await table.settle()
+        assert "You are registered in" in person.inbox()[-1].content
+
+
+async def play_tour(table: Table, players: list[SimUser], seed: int) -> list[int]:
+    """The Judge confirms the split, binds a chat per group; each table plays and signs."""
+    judge = table.host
+    await say(table, judge, judge.private, "/groups")
+    confirmed = await say(table, judge, judge.private, "/groups confirm")
+    codes = re.findall(r"T\d+R\d+G\d+", confirmed)
+    assert codes, confirmed
+    games = []
+    for code in codes:
+        chat: SimGroup = table.sandbox.add_supergroup(f"Table {code}", owner=judge)
+        chat.promote_bot(by=judge, **RIGHTS)
+        done = await say(table, judge, chat, f"/bind {code}")
+        assert f"table {code}" in done
+        seated = [p for p in players if any(code in m.content for m in p.inbox())]
+        for person in seated:
+            invite = next(m for m in reversed(person.inbox()) if code in m.content)
+            url = INVITE.search(invite.content)
+            assert url is not None
+            await person.join_by_link(url.group(0))
+        await table.settle()
+        await judge.send(chat, "/newgame")
+        await table.settle()
+        lobby = chat.visible_messages()[-1]
+        for person in seated:
+            await person.press(lobby, "I'm here")
+            await table.settle()
+        game = await table.app.service.active_game(chat.id)
+        assert game is not None
+        table.group, table.game_id = chat, game.game_id
+        await judge.send(chat, "/begin")
+        await table.settle()
+        state = await play(table, Crowd(table, random.Random(seed + len(games)), "en"))
+        assert state.winner is not None and len(state.seats) == len(seated)
+        await judge.press(chat.visible_messages()[-1], "Sign the sheet")
+        await table.settle()
+        games.append(game.game_id)
+    return games
+
+
+async def expected_standings(table: Table, games: list[int]) -> Counter[int]:
+    """T4 computed here from the games' own states, apart from the tournament code."""
+    totals: Counter[int] = Counter()
+    for game_id in games:
+        state = await table.app.service.state(game_id)
+        assert state is not None
+        point = 12 if len(state.seats) > 14 else 10
+        for row in sheet(state):
+            totals[row.user_id] += point if row.earns_point else 0
+    return totals
+
+
+@pytest.mark.rule("T4")
+async def test_T4_T5_forty_players_three_tours_standings_and_finish() -> None:
+    async with open_table(40, seed=3, lang="en") as table:
+        players = table.people
+        await register_all(table, players)
+        games: list[int] = []
+        for tour in range(3):
+            new = await play_tour(table, players, seed=10 * tour)
+            sizes = []
+            for game_id in new:
+                state = await table.app.service.state(game_id)
+                assert state is not None
+                sizes.append(len(state.seats))
+            assert sorted(sizes) == [13, 13, 14]  # T1: 40 players, as even as possible
+            games += new
+        # Every signed sheet went to the Judge.
+        assert sum("Sheet of game" in m.content for m in table.host.inbox()) == 9
+        tournament = await table.app.dispatcher["tournaments"].judged_by(table.host.id)
+        rows = await table.app.dispatcher["tournaments"].standings(tournament)
+        expected = await expected_standings(table, games)
+        assert {r.user_id: r.total_tenths for r in rows} == {p.id: expected[p.id] for p in players}
+        places = [r.place for r in rows]
+        assert places == sorted(places)  # shared places on equal totals keep the order
+        final = await say(table, table.host, table.host.private, "/finish")
+        assert "Top three" in final
+        for person in players:
+            assert "Top three" in person.inbox()[-1].content
+        table.sandbox.assert_no_bot_errors()
+
+
+@pytest.mark.rule("T4")
+async def test_T4_a_fifteen_player_game_scores_one_point_two() -> None:
+    async with open_table(15, seed=4, lang="en") as table:
+        await register_all(table, table.people)
+        [game_id] = await play_tour(table, table.people, seed=4)
+        state = await table.app.service.state(game_id)
+        assert state is not None and len(state.seats) == 15
+        tournament = await table.app.dispatcher["tournaments"].judged_by(table.host.id)
+        rows = await table.app.dispatcher["tournaments"].standings(tournament)
+        winners = {r.user_id for r in sheet(state) if r.earns_point}
+        assert winners
+        assert {r.user_id: r.total_tenths for r in rows if r.user_id in winners} == dict.fromkeys(
+            winners, 12
+        )
+        standings = await say(table, table.host, table.host.private, "/standings")
+        assert "1.2" in standings
+
+
+@pytest.mark.rule("T1")
+@pytest.mark.parametrize(("count", "reserves"), [(11, 11), (17, 1), (23, 7)])
+async def test_T1_impossible_counts_get_the_nearest_split(count: int, reserves: int) -> None:
+    async with open_table(count, seed=1, lang="en") as table:
+        await register_all(table, table.people)
+        proposal = await say(table, table.host, table.host.private, "/groups")
+        assert "cannot all be seated" in proposal
+        listed = proposal.split("Reserves:")[1].split("\n")[0]
+        assert len([n for n in listed.split(",") if n.strip() and n.strip() != "—"]) == reserves
+
+
+@pytest.mark.rule("T3")
+async def test_T3_a_judges_correction_shows_in_the_standings() -> None:
+    async with open_table(12, seed=5, lang="en") as table:
+        await register_all(table, table.people)
+        [game_id] = await play_tour(table, table.people, seed=5)
+        service = table.app.dispatcher["tournaments"]
+        tournament = await service.judged_by(table.host.id)
+        before = {r.user_id: r.total_tenths for r in await service.standings(tournament)}
+        state = await table.app.service.state(game_id)
+        assert state is not None and state.winner is not None
+        loser = "mafia" if state.winner.value == "peaceful" else "peaceful"
+        fixed = await say(
+            table, table.host, table.host.private, f"/fix {game_id} winner {loser} wrong count"
+        )
+        assert "wrong count" in fixed
+        after = {r.user_id: r.total_tenths for r in await service.standings(tournament)}
+        assert after != before
+        assert {u for u, t in after.items() if t} == {u for u, t in before.items() if not t}
+        refused = await say(
+            table, table.people[0], table.people[0].private, f"/fix {game_id} winner mafia x"
+        )
+        assert "Judge" in refused
+
+
+@pytest.mark.rule("T7")
+async def test_T7_an_observer_is_expelled_on_a_players_request(table: Table) -> None:
+    observer = table.sandbox.add_user("Onlooker", language_code="en")
+    table.group.add_member(observer)
+    chatter = await observer.send(table.group, "Seat 3 is obviously mafia!")
+    await table.settle()
+    assert chatter.deleted  # an observer's messages during a game are deleted
+    said = await observer.send(table.group, "…")
+    state = table.state
+    assert state is not None
+    player = table.person(state.living()[0])
+    await player.send(table.group, "/expel", reply_to=said)
+    await table.settle()
+    assert table.group.status_of(observer) == "left"
+    assert "removed from the chat" in table.group.messages()[-1].content
+
+
+@pytest.mark.rule("V3")
+async def test_V3_a_repeat_in_a_later_tour_disqualifies() -> None:
+    async with open_table(12, seed=6, lang="en") as table:
+        await register_all(table, table.people)
+        await play_tour(table, table.people, seed=6)
+        service = table.app.dispatcher["tournaments"]
+        offender = table.people[0]
+        # Tour 2: the Host sanctions the same player for V3 in the new game.
+        judge = table.host
+        await say(table, judge, judge.private, "/groups confirm")
+        code = next(g.code for g in await table.app.service.repos.tours.groups(1, 2))
+        chat = table.sandbox.add_supergroup("Second table", owner=judge)
+        chat.promote_bot(by=judge, **RIGHTS)
+        await say(table, judge, chat, f"/bind {code}")
+        for person in table.people:
+            invite = next(m for m in reversed(person.inbox()) if code in m.content)
+            url = INVITE.search(invite.content)
+            assert url is not None
+            await person.join_by_link(url.group(0))
+        await judge.send(chat, "/newgame")
+        await table.settle()
+        lobby = chat.visible_messages()[-1]
+        for person in table.people:
+            await person.press(lobby, "I'm here")
+            await table.settle()
+        await judge.send(chat, "/begin")
+        await table.settle()
+        game = await table.app.service.active_game(chat.id)
+        assert game is not None
+        state = await table.app.service.state(game.game_id)
+        assert state is not None
+        seat = state.seat_of(offender.id)
+        first = await say(table, judge, chat, f"/warn {seat} V3")
+        assert "removal from the tour" in first
+        # The record of tour 1 is clean; sanction it now, then a second V3 in the same
+        # tournament is disqualification (RULES V: repeats count over the tournament).
+        await judge.press(chat.messages()[-1], "Confirm")
+        await table.settle()
+        assert service is not None
+        offences = await service.offences(1)
+        assert [o.penalty.value for o in offences if o.user_id == offender.id] == [
+            "removal_from_tour"
+        ]
+        from bot.rules.sanctions import VCode
+        from bot.tournament.record import tournament_penalty
+
+        assert tournament_penalty(offender.id, VCode.V3, 99, offences).value == "disqualification"
