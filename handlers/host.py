@@ -210,13 +210,21 @@ async def confirm_sanction(
     if not callback_data.penalty:
         await query.answer(service.t(lang, "sanction.cancelled"))
         return
-    action = Sanction(callback_data.seat, Penalty(callback_data.penalty), VCode(callback_data.code))
+    penalty = Penalty(callback_data.penalty)
+    action = Sanction(callback_data.seat, penalty, VCode(callback_data.code))
     try:
-        await service.act(game.game_id, action)
+        state, _ = await service.act(game.game_id, action)
     except (RuleError, LookupError) as error:
         code = error.code if isinstance(error, RuleError) else "game_finished"
         await query.answer(service.t(lang, f"error.{code}"), show_alert=True)
         return
+    if penalty is Penalty.BAN:
+        # V4: the ban outlives the game; later tournaments refuse the registration.
+        await service.repos.bans.ban(
+            state.seats[callback_data.seat].user_id,
+            reason=f"{callback_data.code}, game {game.game_id}",
+            now=service.clock.now(),
+        )
     await query.answer()
 
 

@@ -14,7 +14,8 @@ from bot.tournament.errors import BadPoints
 from bot.tournament.scoring import format_tenths, parse_tenths
 from bot.tournament.standings import StandingsRow, top_three
 from bot.tournaments import TournamentError, TournamentService
-from handlers.lobby import missing_rights
+from handlers.lobby import missing_rights, refresh_lobby
+from storage.games import GameStatus
 
 PRIVATE = F.chat.type == "private"
 SIDES = {side.value for side in Side}
@@ -453,6 +454,45 @@ async def expel(message: Message, bot: Bot, service: GameService, lang: str) -> 
     await message.answer(service.t(lang, "expel.done", name=escape(target.first_name)))
 
 
+async def replace_player(
+    message: Message,
+    command: CommandObject,
+    bot: Bot,
+    service: GameService,
+    tournaments: TournamentService,
+    lang: str,
+) -> None:
+    """`/replace CODE OUT IN`: a reserve takes a missing player's place at a table (T1)."""
+    assert message.from_user is not None
+    parts = (command.args or "").split()
+    try:
+        tournament = await tournaments.judged_by(message.from_user.id)
+        if len(parts) != 3:
+            raise TournamentError("replace.usage")
+        nicks = {
+            n.lower(): u for u, n in (await tournaments.nicks(tournament.tournament_id)).items()
+        }
+        group = await service.repos.tours.group(parts[0])
+        out, sub = nicks.get(parts[1].lower()), nicks.get(parts[2].lower())
+        if group is None or group.tournament_id != tournament.tournament_id:
+            raise TournamentError("bind.unknown", code=escape(parts[0]))
+        if out not in group.players or sub is None or sub in group.players:
+            raise TournamentError("replace.usage")
+    except TournamentError as error:
+        await _refuse(message, service, lang, error)
+        return
+    await service.repos.tours.replace_player(group.code, out, sub)
+    if group.game_id is not None:
+        game = await service.repos.games.get(group.game_id)
+        if game is not None and game.status is GameStatus.LOBBY:
+            async with service.lock(game.game_id):
+                await service.repos.lobby.leave(game.game_id, out)
+                await refresh_lobby(service, game, bot)
+    await message.answer(
+        service.t(lang, "replace.done", code=group.code, out=escape(parts[1]), sub=escape(parts[2]))
+    )
+
+
 def make_router() -> Router:
     router = Router(name="judge")
     router.message.register(
@@ -469,6 +509,7 @@ def make_router() -> Router:
     router.message.register(finish, Command("finish"), PRIVATE)
     router.message.register(export, Command("export"), PRIVATE)
     router.message.register(protocol, Command("protocol"), PRIVATE)
+    router.message.register(replace_player, Command("replace"), PRIVATE)
     router.message.register(bind, Command("bind"), GROUP)
     router.message.register(expel, Command("expel"), GROUP)
     return router

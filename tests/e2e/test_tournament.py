@@ -235,3 +235,85 @@ async def test_V3_a_repeat_in_a_later_tour_disqualifies() -> None:
         from bot.tournament.record import tournament_penalty
 
         assert tournament_penalty(offender.id, VCode.V3, 99, offences).value == "disqualification"
+
+
+async def start_table(table: Table, code: str) -> SimGroup:
+    """Bind a new chat to `code`, bring its players in, open the lobby, all present, begin."""
+    judge = table.host
+    chat = table.sandbox.add_supergroup(f"Table {code}", owner=judge)
+    chat.promote_bot(by=judge, **RIGHTS)
+    await say(table, judge, chat, f"/bind {code}")
+    seated = [p for p in table.people if any(code in m.content for m in p.inbox())]
+    for person in seated:
+        invite = next(m for m in reversed(person.inbox()) if code in m.content)
+        url = INVITE.search(invite.content)
+        assert url is not None
+        await person.join_by_link(url.group(0))
+    await judge.send(chat, "/newgame")
+    await table.settle()
+    lobby = chat.visible_messages()[-1]
+    for person in seated:
+        await person.press(lobby, "I'm here")
+        await table.settle()
+    await judge.send(chat, "/begin")
+    await table.settle()
+    return chat
+
+
+@pytest.mark.rule("V4")
+async def test_V4_a_ban_removes_the_player_and_refuses_later_tournaments() -> None:
+    async with open_table(12, seed=8, lang="en") as table:
+        await register_all(table, table.people)
+        await say(table, table.host, table.host.private, "/groups confirm")
+        chat = await start_table(table, "T1R1G1")
+        game = await table.app.service.active_game(chat.id)
+        assert game is not None
+        state = await table.app.service.state(game.game_id)
+        assert state is not None
+        offender = table.people[5]
+        seat = state.seat_of(offender.id)
+        proposal = await say(table, table.host, chat, f"/warn {seat} V4")
+        assert "ban" in proposal
+        await table.host.press(chat.messages()[-1], "Confirm")
+        await table.settle()
+        after = await table.app.service.state(game.game_id)
+        assert after is not None and not after.is_alive(seat)
+        created = await say(table, table.host, table.host.private, "/tournament Winter Cup")
+        link = REGISTRATION.search(created)
+        assert link is not None
+        await offender.open_link(link.group(0))
+        await table.settle()
+        assert "banned" in offender.inbox()[-1].content
+
+
+@pytest.mark.rule("T1")
+async def test_T1_the_judge_seats_a_reserve_in_place_of_a_missing_player() -> None:
+    async with open_table(17, seed=9, lang="en") as table:
+        await register_all(table, table.people)
+        await say(table, table.host, table.host.private, "/groups confirm")
+        [group] = await table.app.service.repos.tours.groups(1, 1)
+        reserve = next(p for p in table.people if p.id not in group.players)
+        missing = next(p for p in table.people if p.id == group.players[0])
+        await say(table, reserve, reserve.private, "/nick Reserve")  # a nick without spaces
+        command = f"/replace {group.code} {missing.first_name} Reserve"
+        done = await say(table, table.host, table.host.private, command)
+        assert "Reserve plays instead of" in done
+        updated = await table.app.service.repos.tours.group(group.code)
+        assert updated is not None
+        assert reserve.id in updated.players and missing.id not in updated.players
+
+
+async def test_the_judge_downloads_sheets_standings_and_a_protocol() -> None:
+    async with open_table(12, seed=5, lang="en") as table:
+        await register_all(table, table.people)
+        [game_id] = await play_tour(table, table.people, seed=5)
+        await table.host.send(table.host.private, "/export")
+        await table.settle()
+        files = {m.file.filename: m.file.data for m in table.host.inbox() if m.file}
+        assert set(files) == {"standings.csv", "sheets.csv"}
+        assert files["standings.csv"].decode().splitlines()[0].startswith("place")
+        await table.host.send(table.host.private, f"/protocol {game_id}")
+        await table.settle()
+        protocol = table.host.inbox()[-1]
+        assert protocol.file is not None and b'"GameOver"' in protocol.file.data
+        table.sandbox.assert_no_bot_errors()
