@@ -33,17 +33,6 @@ from storage.games import Game, GameStatus
 from storage.tournaments import Tournament, TournamentStatus
 from storage.tours import TourGroup
 
-GAME_TIMERS = (
-    "introduction_seconds",
-    "round1_seconds",
-    "round2_seconds",
-    "defence_seconds",
-    "vote_seconds",
-    "last_word_seconds",
-    "acquaintance_seconds",
-    "night_seconds",
-)
-
 
 class TournamentError(Exception):
     """A Judge's request that cannot be done; `key` names the text that says why."""

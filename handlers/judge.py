@@ -9,6 +9,7 @@ from aiogram.types import BufferedInputFile, Message
 from bot.i18n import escape
 from bot.render import Post
 from bot.rules.roles import Side
+from bot.rules.settings import TIMER_FIELDS
 from bot.service import GameService
 from bot.tournament.errors import BadPoints
 from bot.tournament.scoring import format_tenths, parse_tenths
@@ -121,20 +122,7 @@ async def settings(
         for name in ("group_min", "group_max", "bonus_threshold", "bonus_coefficient")
     ]
     game = current.game
-    lines += [
-        f"game.{name} = {getattr(game, name)}"
-        for name in (
-            "introduction_seconds",
-            "round1_seconds",
-            "round2_seconds",
-            "defence_seconds",
-            "vote_seconds",
-            "last_word_seconds",
-            "acquaintance_seconds",
-            "night_seconds",
-            "kill_rule",
-        )
-    ]
+    lines += [f"game.{name} = {getattr(game, name)}" for name in (*TIMER_FIELDS, "kill_rule")]
     await message.answer(
         service.t(lang, "settings.show", name=escape(tournament.name), settings="\n".join(lines))
     )

@@ -6,7 +6,7 @@ Tournament-level settings (group sizes T1, scoring T4) live with the tournament.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from bot.rules.errors import BadSettings
@@ -28,6 +28,19 @@ def _default_mafia_table() -> dict[int, int]:
     return table
 
 
+# Every timer of the game scheme, in the order the game meets them.
+TIMER_FIELDS = (
+    "introduction_seconds",
+    "round1_seconds",
+    "round2_seconds",
+    "defence_seconds",
+    "vote_seconds",
+    "last_word_seconds",
+    "acquaintance_seconds",
+    "night_seconds",
+)
+
+
 @dataclass(frozen=True)
 class GameSettings:
     introduction_seconds: float = 30.0  # D1: Day 0, per player
@@ -44,17 +57,8 @@ class GameSettings:
     mafia_by_players: dict[int, int] = field(default_factory=_default_mafia_table)  # S2
 
     def __post_init__(self) -> None:
-        timers = {
-            "introduction_seconds": self.introduction_seconds,
-            "round1_seconds": self.round1_seconds,
-            "round2_seconds": self.round2_seconds,
-            "defence_seconds": self.defence_seconds,
-            "vote_seconds": self.vote_seconds,
-            "last_word_seconds": self.last_word_seconds,
-            "acquaintance_seconds": self.acquaintance_seconds,
-            "night_seconds": self.night_seconds,
-        }
-        for name, seconds in timers.items():
+        for name in TIMER_FIELDS:
+            seconds = getattr(self, name)
             if not seconds > 0:
                 raise BadSettings(f"{name} must be positive, got {seconds}")
         if not 4 <= self.min_players <= self.max_players:
@@ -70,6 +74,10 @@ class GameSettings:
             # at the deal, or W1 would end the game before it starts.
             if mafiosi < 1 or players - mafiosi <= mafiosi:
                 raise BadSettings(f"{mafiosi} mafiosi cannot play at a table of {players}")
+
+    def scaled(self, factor: float) -> GameSettings:
+        """The same scheme with every timer multiplied by `factor` (fast test games)."""
+        return replace(self, **{name: getattr(self, name) * factor for name in TIMER_FIELDS})
 
     def mafiosi_for(self, players: int) -> int:
         return self.mafia_by_players[players]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from aiogram.client.default import DefaultBotProperties
@@ -25,23 +24,6 @@ from storage.db import Database
 SCALE = 0.004  # 30 s of game time in 0.12 s
 
 
-def scaled(settings: GameSettings, factor: float) -> GameSettings:
-    timers = {
-        name: getattr(settings, name) * factor
-        for name in (
-            "introduction_seconds",
-            "round1_seconds",
-            "round2_seconds",
-            "defence_seconds",
-            "vote_seconds",
-            "last_word_seconds",
-            "acquaintance_seconds",
-            "night_seconds",
-        )
-    }
-    return replace(settings, **timers)
-
-
 async def test_a_game_left_to_its_timers_plays_to_the_end(tmp_path: Path) -> None:
     sandbox = Sandbox(clock=time.time)
     await sandbox.start()
@@ -51,7 +33,7 @@ async def test_a_game_left_to_its_timers_plays_to_the_end(tmp_path: Path) -> Non
     bot = sandbox.make_bot(default=DefaultBotProperties(parse_mode=ParseMode.HTML))
     database = await Database.open(tmp_path / "mafia.sqlite3")
     timers = SchedulerTimers()
-    settings = scaled(GameSettings(min_players=6, max_players=8), SCALE)
+    settings = GameSettings(min_players=6, max_players=8).scaled(SCALE)
     app = await build_app(
         bot,
         database,
