@@ -6,13 +6,19 @@ earlier turn or phase is recognised and refused (PRODUCT: buttons).
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from aiogram.filters.callback_data import CallbackData
+from pydantic import Field
+
+# A game id as SQLite stores it: forged data with a larger number is not a button of ours.
+GameId = Annotated[int, Field(ge=0, lt=2**63)]
 
 
 class TurnCb(CallbackData, prefix="t"):
     """The speaker's buttons: end the speech (target 0) or nominate seat `target` (D3)."""
 
-    game: int
+    game: GameId
     step: int
     target: int = 0
 
@@ -20,7 +26,7 @@ class TurnCb(CallbackData, prefix="t"):
 class VoteCb(CallbackData, prefix="v"):
     """A final-vote button: a leader's seat, or 0 to abstain (D6)."""
 
-    game: int
+    game: GameId
     step: int
     target: int
 
@@ -28,7 +34,7 @@ class VoteCb(CallbackData, prefix="v"):
 class NightCb(CallbackData, prefix="n"):
     """A night keyboard button: the Commissioner's check or a mafioso's pick (N2, N3)."""
 
-    game: int
+    game: GameId
     step: int
     target: int
 
@@ -36,19 +42,20 @@ class NightCb(CallbackData, prefix="n"):
 class SanctionCb(CallbackData, prefix="s"):
     """The Host confirms (or cancels, penalty "") the sanction the ladder proposes (V)."""
 
-    game: int
+    game: GameId
     seat: int
     code: str
     penalty: str
+    given: int = 0  # the seat's sanctions in this game when it was proposed
 
 
 class SignCb(CallbackData, prefix="g"):
     """The Host signs the result sheet (T3)."""
 
-    game: int
+    game: GameId
 
 
 class PresenceCb(CallbackData, prefix="p"):
     """A tournament player confirms presence at their table's lobby (T1)."""
 
-    game: int
+    game: GameId

@@ -27,7 +27,7 @@ from bot.clock import VirtualClock, VirtualTimers
 from bot.config import Config
 from bot.i18n import Texts
 from bot.rules.events import Phase
-from bot.rules.roles import Role, Side
+from bot.rules.roles import Role
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
 from bot.sandbox import CallbackPress, Sandbox, SettleTimeout, SimGroup, SimMessage, SimUser
@@ -478,10 +478,10 @@ async def play_demo(config: Config, players: int, seed: int, lang: str, out: Tex
         state = await play(table, Crowd(table, random.Random(seed), lang))
         out.write(table.sandbox.transcript() + "\n\n")
         table.sandbox.assert_no_bot_errors()
-        winner = state.winner
-        words = {Side.PEACEFUL: "the peaceful side", Side.MAFIA: "the mafia"}
+        assert state.winner is not None  # play() returns only a finished game
+        side = table.texts(lang, f"demo.{state.winner.value}")
         out.write(
-            f"Game over after day {state.day}: {words[winner] if winner else 'nobody'} won "
-            f"(seed {seed}, {players} players).\n"
+            table.texts(lang, "demo.over", day=state.day, side=side, seed=seed, players=players)
+            + "\n"
         )
     return 0

@@ -22,7 +22,7 @@ from bot.rules import engine
 from bot.rules.actions import Action, Timeout
 from bot.rules.codec import from_json, to_json
 from bot.rules.errors import GamePaused, StaleAction, TooEarly
-from bot.rules.events import Event, Player
+from bot.rules.events import CardsDealt, Event, Player
 from bot.rules.protocol import entry_to_json, stamp, state_from_json, state_to_json
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
@@ -262,7 +262,7 @@ class GameService:
                 await self.repos.outbox.mark_sent(
                     outbox[index], message_id=message_id, now=self.clock.now()
                 )
-        await self._report_undelivered(game, state, delivery.failed)
+        await self._report_undelivered(game, state, delivery.failed, events)
 
     def arm(self, game_id: int, state: GameState) -> None:
         """The game's timers follow its state: one for the deadline, one for the warning."""
@@ -305,17 +305,25 @@ class GameService:
             await self.sender.deliver(game_id, [Edit(game.chat_id, "turn", line, keyboard)])
 
     async def _report_undelivered(
-        self, game: Game, state: GameState, failed: Sequence[Undelivered]
+        self, game: Game, state: GameState, failed: Sequence[Undelivered], events: Sequence[Event]
     ) -> None:
         if not failed:
             return
-        lang = await self.chat_lang(game.chat_id)
+        # Only the deal writes to every player. Every later private message (a night
+        # keyboard, a check, a partner's pick) goes to the Commissioner or the mafia, so
+        # naming who missed one would show their roles: the group never hears of those,
+        # only the Host does, and not even the Host if they hold a seat.
+        public = any(isinstance(e, CardsDealt) for e in events)
+        if not public and state.seat_of(game.host_user_id) is not None:
+            return
+        to = game.chat_id if public else game.host_user_id
+        lang = await (self.chat_lang(to) if public else self.user_lang(to))
         names = []
         for f in failed:
             seat = state.seat_of(f.chat_id)
             names.append(label(state, seat) if seat else str(f.chat_id))
         text = self.t(lang, "host.undelivered", players=", ".join(sorted(set(names))))
-        await self.sender.deliver(game.game_id, [Post(game.chat_id, text)])
+        await self.sender.deliver(game.game_id, [Post(to, text)])
 
     async def resend_unsent(self, user_id: int | None = None) -> int:
         """Send again what the game depends on and was never confirmed sent.

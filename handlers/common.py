@@ -20,8 +20,10 @@ async def start(message: Message, command: CommandObject, service: GameService, 
     # A card or night keyboard that could not reach them before goes out now.
     await service.resend_unsent(user_id)
     payload = command.args or ""
-    if payload.startswith("join_") and payload[5:].isdigit():
-        await join_from_private(message, int(payload[5:]), service, lang)
+    game = payload.removeprefix("join_")
+    # isdecimal (int() refuses some digits, "²"), and short enough for an SQLite integer.
+    if payload.startswith("join_") and game.isdecimal() and len(game) <= 15:
+        await join_from_private(message, int(game), service, lang)
         return
     await message.answer(service.t(lang, "common.welcome"))
     await service.retry_waiting_begins(user_id)
@@ -88,6 +90,7 @@ def make_router() -> Router:
     router = Router(name="common")
     router.message.register(migrated, F.migrate_to_chat_id)
     router.message.register(start, CommandStart(), F.chat.type == "private")
+    router.message.register(help_, CommandStart())  # /start in a group: the group's commands
     router.message.register(help_, Command("help"))
     router.message.register(rules, Command("rules"))
     router.message.register(status, Command("status"))

@@ -50,7 +50,7 @@ async def nominate(
     message: Message, command: CommandObject, service: GameService, lang: str
 ) -> None:
     arg = (command.args or "").strip()
-    if not (arg.isdigit() and len(arg) <= 3):
+    if not (arg.isdecimal() and len(arg) <= 3):  # not isdigit: int() refuses "²"
         await message.reply(service.t(lang, "day.nominate_usage"))
         return
     await _command(message, service, lang, int(arg))

@@ -1,22 +1,40 @@
 """Silence: only the speaker speaks in the group (D10); nobody writes at night (N5).
 
-This router comes last, so every command another router handles is left alone.
+This router comes last, so every command another router handles is left alone. It
+also answers what nobody else claimed: a button the bot does not recognise, a command
+sent to the wrong chat (a group's in private, a private one in a group). And it tells
+the Host once when the bot loses the right to delete messages in a group with a game.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 from aiogram import Bot, F, Router
 from aiogram.enums import ContentType
 from aiogram.exceptions import TelegramBadRequest, TelegramForbiddenError
-from aiogram.types import Message
+from aiogram.filters import Command
+from aiogram.types import (
+    CallbackQuery,
+    ChatMemberAdministrator,
+    ChatMemberOwner,
+    ChatMemberUpdated,
+    Message,
+)
 
 from bot.render import label
 from bot.rules.events import Phase
 from bot.service import GameService
+from handlers.lobby import REQUIRED_RIGHTS
 
 log = logging.getLogger(__name__)
+
+# Commands that work only in the bot's private chat (the tournament's).
+PRIVATE_ONLY = (
+    *("nick", "tournament", "settings", "groups", "standings", "sheet", "fix", "adjust"),
+    *("finish", "export", "protocol", "replace"),
+)
 
 # What a person can say or show; service messages (joins, pins) are left alone.
 SPEECH = {
@@ -70,9 +88,61 @@ async def keep_order(message: Message, bot: Bot, service: GameService) -> None:
             )
 
 
+async def unknown_button(query: CallbackQuery, service: GameService, lang: str) -> None:
+    """A press no router recognised (forged, or from an older version): refused, not ignored."""
+    await query.answer(service.t(lang, "error.stale"), show_alert=True)
+
+
+async def private_only(message: Message, service: GameService, lang: str) -> None:
+    """A private chat's command sent in a group: the sender hears where it works."""
+    await message.answer(service.t(lang, "common.private_only"))
+
+
+async def unknown_in_private(message: Message, service: GameService, lang: str) -> None:
+    """A command no router took in private (/pass, /pause...): those work in the group."""
+    await message.answer(service.t(lang, "common.private_hint"))
+
+
+def _has(member: object, right: str) -> bool:
+    if isinstance(member, ChatMemberOwner):
+        return True
+    return isinstance(member, ChatMemberAdministrator) and bool(getattr(member, right))
+
+
+async def rights_changed(update: ChatMemberUpdated, bot: Bot, service: GameService) -> None:
+    """The bot can no longer delete messages where a game is on: the Host hears it once.
+
+    Telegram sends one update per change, so this speaks only when the right goes.
+    """
+    right = "can_delete_messages"
+    if _has(update.new_chat_member, right) or not _has(update.old_chat_member, right):
+        return
+    game = await service.active_game(update.chat.id)
+    if game is None:
+        return
+    missing = [r for r in REQUIRED_RIGHTS if not _has(update.new_chat_member, r)]
+
+    def text(lang: str) -> str:
+        rights = ", ".join(service.t(lang, f"rights.{r}") for r in missing)
+        return service.t(lang, "host.lost_rights", game=game.game_id, rights=rights)
+
+    try:
+        await bot.send_message(game.host_user_id, text(await service.user_lang(game.host_user_id)))
+    except (TelegramForbiddenError, TelegramBadRequest):
+        # The Host never pressed Start: the group hears it (if the bot is still in it).
+        with contextlib.suppress(TelegramForbiddenError, TelegramBadRequest):
+            await bot.send_message(game.chat_id, text(await service.chat_lang(game.chat_id)))
+
+
 def make_router() -> Router:
     router = Router(name="guard")
     router.message.register(
+        private_only, F.chat.type.in_({"group", "supergroup"}), Command(*PRIVATE_ONLY)
+    )
+    router.message.register(
         keep_order, F.chat.type.in_({"group", "supergroup"}), F.content_type.in_(SPEECH)
     )
+    router.message.register(unknown_in_private, F.chat.type == "private", F.text.startswith("/"))
+    router.callback_query.register(unknown_button)
+    router.my_chat_member.register(rights_changed, F.chat.type.in_({"group", "supergroup"}))
     return router

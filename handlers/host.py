@@ -19,6 +19,7 @@ from bot.render import Button, Post, label
 from bot.rules.actions import Action, Extend, Pause, Resume, Sanction, Skip, Stop
 from bot.rules.errors import RuleError
 from bot.rules.sanctions import Offence, Penalty, VCode, penalty_for
+from bot.rules.state import GameState
 from bot.sender import markup
 from bot.service import GameService
 from bot.tournament.record import tournament_penalty
@@ -142,19 +143,7 @@ async def warn(
     if seat is None or seat not in state.seats or code not in VCode.__members__:
         await message.answer(service.t(lang, "host.warn_usage"))
         return
-    vcode = VCode(code)
-    if game.tournament_id is not None:
-        # RULES V: repeats count over the whole tournament (this game's included).
-        offences = await tournaments.offences(game.tournament_id)
-        penalty = tournament_penalty(state.seats[seat].user_id, vcode, game.game_id, offences)
-    else:
-        # A casual game's record is this game's own (RULES V interpretation).
-        record = [
-            Offence(s.code, game.game_id, s.penalty)
-            for s in state.sanctions
-            if s.seat == seat and s.code is not None
-        ]
-        penalty = penalty_for(vcode, record, game.game_id)
+    penalty = await _ladder(game, state, seat, VCode(code), tournaments)
     text = service.t(
         lang,
         "sanction.proposed",
@@ -162,8 +151,11 @@ async def warn(
         code=code,
         penalty=service.t(lang, f"penalty.{penalty.value}"),
     )
-    confirm = SanctionCb(game=game.game_id, seat=seat, code=code, penalty=penalty.value).pack()
-    cancel = SanctionCb(game=game.game_id, seat=seat, code=code, penalty="").pack()
+    given = _given(state, seat)
+    confirm = SanctionCb(
+        game=game.game_id, seat=seat, code=code, penalty=penalty.value, given=given
+    ).pack()
+    cancel = SanctionCb(game=game.game_id, seat=seat, code=code, penalty="", given=given).pack()
     keyboard = (
         (
             Button(service.t(lang, "button.confirm"), confirm),
@@ -171,6 +163,28 @@ async def warn(
         ),
     )
     await service.sender.deliver(game.game_id, [Post(message.chat.id, text, keyboard)])
+
+
+async def _ladder(
+    game: Any, state: GameState, seat: int, vcode: VCode, tournaments: TournamentService
+) -> Penalty:
+    """The sanction RULES V gives for `vcode`, from the player's record."""
+    if game.tournament_id is not None:
+        # RULES V: repeats count over the whole tournament (this game's included).
+        offences = await tournaments.offences(game.tournament_id)
+        return tournament_penalty(state.seats[seat].user_id, vcode, game.game_id, offences)
+    # A casual game's record is this game's own (RULES V interpretation).
+    record = [
+        Offence(s.code, game.game_id, s.penalty)
+        for s in state.sanctions
+        if s.seat == seat and s.code is not None
+    ]
+    return penalty_for(vcode, record, game.game_id)
+
+
+def _given(state: GameState, seat: int) -> int:
+    """How many sanctions the seat has had in this game: a proposal is made for that record."""
+    return sum(1 for s in state.sanctions if s.seat == seat)
 
 
 async def hand_over(
@@ -201,7 +215,11 @@ async def refuse(message: Message, service: GameService, lang: str) -> None:
 
 
 async def confirm_sanction(
-    query: CallbackQuery, callback_data: SanctionCb, service: GameService, lang: str
+    query: CallbackQuery,
+    callback_data: SanctionCb,
+    service: GameService,
+    tournaments: TournamentService,
+    lang: str,
 ) -> None:
     game = await service.repos.games.get(callback_data.game)
     if game is None or game.host_user_id != query.from_user.id:
@@ -210,8 +228,18 @@ async def confirm_sanction(
     if not callback_data.penalty:
         await query.answer(service.t(lang, "sanction.cancelled"))
         return
-    penalty = Penalty(callback_data.penalty)
-    action = Sanction(callback_data.seat, penalty, VCode(callback_data.code))
+    # The ladder's answer must still be the one proposed: a second press of Confirm, or a
+    # proposal the record has moved past, is stale; a penalty no proposal made is refused.
+    state = await service.state(game.game_id)
+    seat, code = callback_data.seat, callback_data.code
+    penalty: Penalty | None = None
+    known = state is not None and seat in state.seats and code in VCode.__members__
+    if known and state is not None and callback_data.given == _given(state, seat):
+        penalty = await _ladder(game, state, seat, VCode(code), tournaments)
+    if penalty is None or penalty.value != callback_data.penalty:
+        await query.answer(service.t(lang, "error.stale"), show_alert=True)
+        return
+    action = Sanction(seat, penalty, VCode(code))
     try:
         state, _ = await service.act(game.game_id, action)
     except (RuleError, LookupError) as error:
@@ -250,7 +278,8 @@ async def sign(
 
 def _number(text: str | None) -> int | None:
     text = (text or "").strip()
-    return int(text) if text.isdigit() and len(text) <= 6 else None
+    # isdecimal, not isdigit: "²" is a digit that int() refuses.
+    return int(text) if text.isdecimal() and len(text) <= 6 else None
 
 
 def host_router() -> Router:

@@ -248,7 +248,7 @@ async def sheet(
     lang: str,
 ) -> None:
     arg = (command.args or "").strip()
-    if not arg.isdigit() or len(arg) > 9:
+    if not arg.isdecimal() or len(arg) > 9:
         await message.answer(service.t(lang, "sheet.usage"))
         return
     try:
@@ -271,13 +271,13 @@ async def fix(
     assert message.from_user is not None
     parts = (command.args or "").split()
     change: dict[str, object] | None = None
-    if len(parts) >= 4 and parts[0].isdigit() and parts[1] == "winner" and parts[2] in SIDES:
+    if len(parts) >= 4 and parts[0].isdecimal() and parts[1] == "winner" and parts[2] in SIDES:
         change, reason = {"field": "winner", "value": parts[2]}, " ".join(parts[3:])
     elif (
         len(parts) >= 5
-        and parts[0].isdigit()
+        and parts[0].isdecimal()
         and parts[1] == "seat"
-        and parts[2].isdigit()
+        and parts[2].isdecimal()
         and parts[3] in ("0", "1")
     ):
         change = {"field": "point", "seat": int(parts[2]), "value": parts[3] == "1"}
@@ -397,7 +397,7 @@ async def protocol(
     """Any game's protocol as JSON, for its Judge or Host (the deal only once it is over)."""
     assert message.from_user is not None
     arg = (command.args or "").strip()
-    game = await service.repos.games.get(int(arg)) if arg.isdigit() and len(arg) <= 9 else None
+    game = await service.repos.games.get(int(arg)) if arg.isdecimal() and len(arg) <= 9 else None
     allowed = game is not None and message.from_user.id == game.host_user_id
     if game is not None and game.tournament_id is not None:
         tournament = await service.repos.tournaments.get(game.tournament_id)
@@ -484,7 +484,10 @@ async def replace_player(
 def make_router() -> Router:
     router = Router(name="judge")
     router.message.register(
-        register, CommandStart(deep_link=True, magic=F.args.startswith("reg_")), PRIVATE
+        # Digits only, and few enough for an SQLite integer: anything else is not a link of ours.
+        register,
+        CommandStart(deep_link=True, magic=F.args.regexp(r"reg_[0-9]{1,9}$")),
+        PRIVATE,
     )
     router.message.register(create, Command("tournament"), PRIVATE)
     router.message.register(nick, Command("nick"), PRIVATE)

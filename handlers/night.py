@@ -59,8 +59,10 @@ async def relay(message: Message, service: GameService, lang: str) -> None:
                 continue
             user_id = state.seats[partner].user_id
             partner_lang = await service.user_lang(user_id)
-            # A relay must still fit Telegram's 4096 characters with its prefix.
-            said = escape(message.text[:RELAY_LIMIT])
+            # A relay must still fit Telegram's 4096 characters with its prefix; Telegram
+            # counts UTF-16 code units (an emoji is two), so the cut is made in those.
+            clipped = message.text.encode("utf-16-le")[: 2 * RELAY_LIMIT]
+            said = escape(clipped.decode("utf-16-le", errors="ignore"))
             text = service.t(partner_lang, "night.relay", by=label(state, seat), text=said)
             posts.append(Post(user_id, text, protect=True))
         await service.sender.deliver(game.game_id, posts)
