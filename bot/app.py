@@ -113,6 +113,7 @@ async def build_app(
     judges: frozenset[int] = frozenset(),
 ) -> App:
     sender = Sender(bot, clock, pace_scale)
+    bot.session.middleware(sender.limiter)  # every call the bot makes is paced by it
     service = GameService(
         Repositories.of(database),
         clock,

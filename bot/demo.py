@@ -14,10 +14,10 @@ import contextlib
 import hashlib
 import random
 import tempfile
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, TypeVar
 
 from aiogram.client.default import DefaultBotProperties
 from aiogram.enums import ParseMode
@@ -32,6 +32,8 @@ from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
 from bot.sandbox import CallbackPress, Sandbox, SettleTimeout, SimGroup, SimMessage, SimUser
 from storage.db import Database
+
+T = TypeVar("T")
 
 NAMES = {
     "ru": [
@@ -132,14 +134,24 @@ class Table:
             self.warning_seconds,
             seeds=lambda: demo_seed(self.seed),
         )
-        await set_command_menus(self.bot, self.texts)
-        await self.app.service.resume_all()
+        await self._moving_the_clock(set_command_menus(self.bot, self.texts))
+        await self._moving_the_clock(self.app.service.resume_all())
         self.polling = asyncio.create_task(
             self.app.dispatcher.start_polling(
                 self.bot, handle_as_tasks=False, polling_timeout=1, handle_signals=False
             )
         )
-        await self.sandbox.wait_polling()
+        await self._moving_the_clock(self.sandbox.wait_polling())
+
+    async def _moving_the_clock(self, work: Awaitable[T]) -> T:
+        """Await `work`; a call refused with a 429 meanwhile waits on the clock: move it."""
+        task = asyncio.ensure_future(work)
+        while not task.done():
+            wake = self.clock.next_wake()
+            if wake is not None and self.sandbox.quiet_for() >= 0.003:
+                self.clock.set(wake)
+            await asyncio.sleep(0.001)
+        return await task
 
     async def shut_down(self) -> None:
         await self.app.dispatcher.stop_polling()
@@ -162,6 +174,7 @@ class Table:
         give_up = loop.time() + within
         while True:
             busy = bool(self.sandbox.pending_updates) or self.timers.busy()
+            busy = busy or self.app.service.sender.busy()
             idle = self.sandbox.quiet_for() >= quiet
             if idle and not busy:
                 return

@@ -1,37 +1,65 @@
-"""Delivering rendered messages through the Bot API, in order, within Telegram's pace.
+"""Delivering rendered messages through the Bot API, in order, within Telegram's limits.
 
-Telegram lets a bot post about 20 messages a minute in one group and about one a
-second in one private chat. Sends to the same chat are spaced accordingly on the
-injected clock over a sliding window, so a game whose players pass quickly still stays
-inside the limits, while the few messages of one moment (the seating, then the first
-turn) go out together.
+Telegram lets a bot send about 30 messages a second overall, about one a second into one
+private chat and 20 a minute into one group (an edit counts like a message), and answers
+429 "retry after N" past that. Two parts keep the bot inside, on the injected clock:
+
+- `Limiter`, installed on the bot's session, is the one door every Bot API call passes.
+  It keeps sliding windows for the bot as a whole and for each chat, lets waiting calls
+  through in order of priority (what the game needs, then replies, then cosmetic edits),
+  and honours a 429 by holding the chat (or the bot) for `retry_after`, then trying
+  again, as often as Telegram asks: a 429 never loses a message.
+- `Sender` gives each chat a queue, drained in order by a worker while the chat has
+  anything queued, so an action does not wait for its messages' turn. Whatever piles up
+  while a chat waits for its window is folded first: a post and the edits of it become
+  one message, consecutive posts become one (a turn's keyboard gives way to the next
+  turn's), two edits of one message become one, and a cosmetic note on a message (the
+  10-second warning) is dropped once a newer post has been queued for the chat. Nothing
+  a person would read is lost by folding; only stale buttons and calls are.
 """
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TypeVar
+from collections.abc import Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from aiogram import Bot
-from aiogram.exceptions import (
-    TelegramBadRequest,
-    TelegramForbiddenError,
-    TelegramRetryAfter,
+from aiogram.client.session.middlewares.base import (
+    BaseRequestMiddleware,
+    NextRequestMiddlewareType,
 )
+from aiogram.exceptions import TelegramBadRequest, TelegramForbiddenError, TelegramRetryAfter
+from aiogram.methods import Response, TelegramMethod
+from aiogram.methods.base import TelegramType
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.clock import Clock
 from bot.render import Edit, Keyboard, Outgoing, Post
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
-GROUP_LIMIT = (20, 60.0)  # at most 20 messages to one group in any 60 seconds
+OVERALL_LIMIT = (30, 1.0)  # at most 30 new messages a second from the bot as a whole
+GROUP_LIMIT = (20, 60.0)  # at most 20 messages (or edits) to one group in any 60 seconds
 PRIVATE_LIMIT = (1, 1.0)  # about one message a second to one private chat
-MAX_RETRIES = 5
+TEXT_LIMIT = 4096  # Telegram's longest message: posts are folded only below it
+
+# Which waiting call goes first when a window opens: the lower, the sooner.
+GAME, REPLY, COSMETIC = 0, 1, 2
+# The priority of the calls the current task makes; unset, a call gets its default.
+PRIORITY: ContextVar[int | None] = ContextVar("priority", default=None)
+
+# What the windows count. A new message counts against the bot's overall window and its
+# chat's (a pin posts one in a group); an edit only against its chat's, which Telegram
+# shares between sends and edits. Other calls wait their turn but count against nothing.
+_MESSAGES = ("send", "copy", "forward", "pin")
+_EDITS = ("edit",)
+_ALL = "all"
 
 
 @dataclass
@@ -48,6 +76,9 @@ class Undelivered:
 
     chat_id: int
     reason: str
+
+
+Outcome = int | Undelivered | None  # a message id, a person out of reach, or nothing
 
 
 @dataclass
@@ -67,87 +98,381 @@ def markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
     )
 
 
+# --- the limiter ---------------------------------------------------------------------
+
+
+@dataclass
+class _Slot:
+    """One call in a window. Telegram counts it somewhere between its start and its end,
+    so it counts as of now while it is on its way, and from its end once answered."""
+
+    at: float
+    done: bool = False
+
+    def time(self, now: float) -> float:
+        return self.at if self.done else max(self.at, now)
+
+
+@dataclass(eq=False)
+class _Ticket:
+    """One call waiting for its turn; it keeps its place in line through its retries."""
+
+    rank: tuple[int, int]  # (priority, arrival): the lower goes first
+    chat: int | None  # a 429 that holds the chat holds the call
+    keys: tuple[object, ...]  # the windows the call counts against: _ALL, its chat
+    modest: bool = False  # leaves half of a group's window to the others
+    superseded_by: _Ticket | None = None  # a later edit of the same message
+    answer: asyncio.Future[Any] | None = None  # for the earlier edits it superseded
+
+
+class Limiter(BaseRequestMiddleware):
+    """Every Bot API call of the bot, paced within the flood limits on `clock`.
+
+    Calls that wait for the same window go in order of priority, then of arrival. An
+    edit made straight through the bot (the lobby, refreshed at every join) is cosmetic
+    and modest: it leaves half of a group's window to the rest, so that a lobby filling
+    up cannot hold back the turns that follow. A waiting edit of a message gives way to
+    a later edit of it, and returns its answer: the later text is what the message would
+    end up with anyway. (The sender's own cosmetic notes need no such rule: there is at
+    most one a turn, and a newer post drops it.)
+
+    `scale` multiplies the windows (a test playing with timers scaled down scales them by
+    the same factor); `retry_after` is Telegram's and is never scaled.
+    """
+
+    def __init__(self, clock: Clock, scale: float = 1.0) -> None:
+        self.clock = clock
+        self.scale = scale
+        self._slots: dict[object, list[_Slot]] = {}
+        self._held: dict[object, float] = {}  # chat (or _ALL) -> held until, after a 429
+        self._waiting: list[_Ticket] = []
+        self._edits: dict[tuple[int, int], _Ticket] = {}  # (chat, message) -> waiting edit
+        self._seq = itertools.count()
+        self._moved = asyncio.Event()
+
+    async def __call__(
+        self,
+        make_request: NextRequestMiddlewareType[TelegramType],
+        bot: Bot,
+        method: TelegramMethod[TelegramType],
+    ) -> Response[TelegramType]:
+        name = method.__api_method__
+        if name == "getUpdates":  # the long poll for updates sends nothing
+            return await make_request(bot, method)
+        chat_id = getattr(method, "chat_id", None)
+        chat = chat_id if isinstance(chat_id, int) else None  # an @username is not keyed
+        keys: tuple[object, ...] = ()
+        if name.startswith(_MESSAGES):
+            keys = (_ALL,) if chat is None else (_ALL, chat)
+        elif name.startswith(_EDITS) and chat is not None:
+            keys = (chat,)
+        priority = PRIORITY.get()
+        modest = priority is None and name.startswith(_EDITS)
+        if priority is None:  # a call made straight through the bot, by a handler
+            priority = COSMETIC if modest else REPLY
+        ticket = _Ticket((priority, next(self._seq)), chat, keys, modest)
+        message_id = getattr(method, "message_id", None)
+        target = None
+        if name == "editMessageText" and chat is not None and isinstance(message_id, int):
+            target = (chat, message_id)
+            earlier = self._edits.get(target)
+            if earlier is not None:
+                earlier.superseded_by = ticket
+                self._wake()
+            self._edits[target] = ticket
+        try:
+            result = await self._call(ticket, target, make_request, bot, method)
+        except BaseException as error:
+            if ticket.answer is not None and not ticket.answer.done():
+                if isinstance(error, Exception):
+                    ticket.answer.set_exception(error)
+                else:
+                    ticket.answer.cancel()
+            raise
+        if ticket.answer is not None and not ticket.answer.done():
+            ticket.answer.set_result(result)
+        return result
+
+    async def ready(self, chat: int, priority: int = GAME) -> None:
+        """Wait until one message to `chat` could go now, without counting it."""
+        await self._admitted(_Ticket((priority, next(self._seq)), chat, (_ALL, chat)))
+
+    async def _call(
+        self,
+        ticket: _Ticket,
+        target: tuple[int, int] | None,
+        make_request: NextRequestMiddlewareType[TelegramType],
+        bot: Bot,
+        method: TelegramMethod[TelegramType],
+    ) -> Response[TelegramType]:
+        while True:
+            if not await self._admitted(ticket):
+                later = ticket.superseded_by
+                assert later is not None
+                if later.answer is None:
+                    later.answer = asyncio.get_running_loop().create_future()
+                answer: Response[TelegramType] = await later.answer
+                return answer
+            if target is not None and self._edits.get(target) is ticket:
+                del self._edits[target]  # on its way: a later edit must follow it
+            slot = _Slot(self.clock.now())
+            for key in ticket.keys:
+                self._slots.setdefault(key, []).append(slot)
+            try:
+                return await make_request(bot, method)
+            except TelegramRetryAfter as error:
+                # Telegram holds the chat (or, for a call to no chat, the bot): so do we.
+                key = _ALL if ticket.chat is None else ticket.chat
+                until = self.clock.now() + error.retry_after
+                self._held[key] = max(self._held.get(key, until), until)
+                log.info("%s: retry after %s s", method.__api_method__, error.retry_after)
+            finally:
+                slot.at, slot.done = max(slot.at, self.clock.now()), True
+
+    async def _admitted(self, ticket: _Ticket) -> bool:
+        """Wait until the call may go: True; False if a later edit superseded it."""
+        self._waiting.append(ticket)
+        try:
+            while ticket.superseded_by is None:
+                now = self.clock.now()
+                delay = self._delay(ticket, now)
+                if delay > 0:
+                    await self.clock.sleep_until(now + delay)
+                elif any(self._ahead(other, ticket, now) for other in self._waiting):
+                    # A call that ranks higher wants the same room and can go now: first.
+                    await self._moved.wait()
+                else:
+                    return True
+            return False
+        finally:
+            self._waiting.remove(ticket)
+            self._wake()
+
+    def _wake(self) -> None:
+        """Whoever stood aside looks again."""
+        self._moved.set()
+        self._moved = asyncio.Event()
+
+    def _ahead(self, other: _Ticket, ticket: _Ticket, now: float) -> bool:
+        if other.rank >= ticket.rank or other.superseded_by is not None:
+            return False
+        shared = not set(other.keys).isdisjoint(ticket.keys)
+        return shared and self._delay(other, now) <= 0
+
+    def _window(self, key: object, modest: bool) -> tuple[int, float]:
+        if key == _ALL:
+            limit, seconds = OVERALL_LIMIT
+        elif isinstance(key, int) and key < 0:
+            limit, seconds = GROUP_LIMIT
+            if modest:
+                limit -= limit // 2
+        else:
+            limit, seconds = PRIVATE_LIMIT
+        return limit, seconds * self.scale
+
+    def _delay(self, ticket: _Ticket, now: float) -> float:
+        """Seconds until the ticket's windows have room and no 429 holds its chat."""
+        delay = 0.0
+        for held_key in (_ALL, ticket.chat):
+            held = self._held.get(held_key)
+            if held is not None and held <= now:
+                del self._held[held_key]
+            elif held is not None:
+                delay = max(delay, held - now)
+        for key in ticket.keys:
+            limit, seconds = self._window(key, ticket.modest)
+            slots = [s for s in self._slots.pop(key, ()) if s.time(now) + seconds > now]
+            if slots:
+                self._slots[key] = slots
+            if len(slots) >= limit:
+                times = sorted(s.time(now) for s in slots)
+                delay = max(delay, times[-limit] + seconds - now)
+        return delay
+
+
+# --- the sender ----------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class _Queued:
+    game_id: int
+    item: Outgoing
+    note: bool = False  # cosmetic: keeps the keyboard, dropped when the chat moves on
+    waiters: list[asyncio.Future[Outcome]] = field(default_factory=list)
+
+
 class Sender:
     def __init__(self, bot: Bot, clock: Clock, pace_scale: float = 1.0) -> None:
         self.bot = bot
         self.clock = clock
-        # Tests that run a game on the wall clock with timers scaled down scale the
-        # windows by the same factor, so the pace relative to the game stays the same.
-        self.pace_scale = pace_scale
-        self._sent: dict[int, deque[float]] = {}
+        # Install it on the bot's session (`build_app` does) so every call passes it.
+        self.limiter = Limiter(clock, pace_scale)
         self.remembered: dict[tuple[int, str], Remembered] = {}
+        self._queues: dict[int, deque[_Queued]] = {}
+        self._workers: dict[int, asyncio.Task[None]] = {}
+        self._sending: dict[int, _Queued] = {}  # chat -> what is on its way there
 
-    async def _pace(self, chat_id: int) -> None:
-        """Wait until one more message keeps the chat inside its window (a sliding one)."""
-        limit, window = GROUP_LIMIT if chat_id < 0 else PRIVATE_LIMIT
-        window *= self.pace_scale
-        sent = self._sent.setdefault(chat_id, deque())
-        now = self.clock.now()
-        while sent and sent[0] <= now - window:
-            sent.popleft()
-        if len(sent) >= limit:
-            await self.clock.sleep_until(sent[0] + window)
-            now = max(self.clock.now(), sent[0] + window)
-            sent.popleft()
-        sent.append(now)
+    def busy(self) -> bool:
+        """Something the game needs is queued or on its way, perhaps waiting on the clock.
+
+        A cosmetic note waiting for room does not count: time may pass without it, and
+        it is dropped if its turn ends first.
+        """
+        pending = itertools.chain(self._sending.values(), *self._queues.values())
+        return any(not q.note for q in pending)
 
     async def deliver(self, game_id: int, items: Sequence[Outgoing]) -> Delivery:
-        """Send `items` in order; what could not reach a person is reported, not raised."""
-        delivery = Delivery()
+        """Queue `items`; return once the essential posts among them went out or failed.
+
+        Essential posts (role cards, night keyboards, check results) are queued first
+        and waited for: a card is in hand before the turn that follows it is called, and
+        the caller learns their message ids. Everything else is queued behind them, in
+        order, and goes out as its chat's window allows. What could not reach a person
+        is reported, not raised.
+        """
+        essential = {
+            index: self._enqueue(game_id, item)
+            for index, item in enumerate(items)
+            if isinstance(item, Post) and item.essential
+        }
+        outcomes = await asyncio.gather(*essential.values())
         for index, item in enumerate(items):
-            try:
-                if isinstance(item, Post):
-                    delivery.sent[index] = await self._post(game_id, item)
-                else:
-                    await self._edit(game_id, item)
-            except TelegramForbiddenError as error:
-                delivery.failed.append(Undelivered(item.chat_id, error.message))
-            except TelegramBadRequest as error:
-                # A bad request is our bug or a vanished message; the game goes on.
-                log.warning("game %s: %s refused: %s", game_id, type(item).__name__, error)
+            if index not in essential:
+                self._enqueue(game_id, item)
+        delivery = Delivery()
+        for index, outcome in zip(essential, outcomes, strict=True):
+            if isinstance(outcome, Undelivered):
+                delivery.failed.append(outcome)
+            elif outcome is not None:
+                delivery.sent[index] = outcome
         return delivery
 
+    def note(self, game_id: int, chat_id: int, key: str, line: str) -> None:
+        """Append a cosmetic line to a remembered message, keeping its keyboard.
+
+        It yields to everything the game needs, and is dropped if a newer post is queued
+        for the chat before it went out (the turn it speaks of is over).
+        """
+        self._enqueue(game_id, Edit(chat_id, key, line), note=True)
+
+    def _enqueue(self, game_id: int, item: Outgoing, note: bool = False) -> asyncio.Future[Outcome]:
+        queue = self._queues.setdefault(item.chat_id, deque())
+        if isinstance(item, Post):
+            for stale in [q for q in queue if q.note]:
+                queue.remove(stale)
+                _resolve(stale, None)
+        future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+        queue.append(_Queued(game_id, item, note, [future]))
+        if item.chat_id not in self._workers:
+            self._workers[item.chat_id] = asyncio.create_task(self._drain(item.chat_id))
+        return future
+
+    async def _drain(self, chat_id: int) -> None:
+        queue = self._queues[chat_id]
+        try:
+            while queue:
+                urgent = not all(q.note for q in queue)
+                await self.limiter.ready(chat_id, GAME if urgent else COSMETIC)
+                if queue:  # a note may have been dropped while the chat waited
+                    self._sending[chat_id] = queued = _fold(queue)
+                    try:
+                        await self._send(queued)
+                    finally:
+                        del self._sending[chat_id]
+        finally:
+            del self._workers[chat_id]
+            if not queue:
+                del self._queues[chat_id]
+
+    async def _send(self, queued: _Queued) -> None:
+        item = queued.item
+        outcome: Outcome = None
+        token = PRIORITY.set(COSMETIC if queued.note else GAME)
+        try:
+            if isinstance(item, Post):
+                outcome = await self._post(queued.game_id, item)
+            else:
+                await self._edit(queued.game_id, item, keep_keyboard=queued.note)
+        except TelegramForbiddenError as error:
+            outcome = Undelivered(item.chat_id, error.message)
+        except TelegramBadRequest as error:
+            # A bad request is our bug or a vanished message; the game goes on.
+            log.warning("game %s: %s refused: %s", queued.game_id, type(item).__name__, error)
+        except Exception:  # the worker must live on for the chat's next message
+            log.exception("game %s: could not deliver to %s", queued.game_id, item.chat_id)
+        finally:
+            PRIORITY.reset(token)
+        _resolve(queued, outcome)
+
     async def _post(self, game_id: int, post: Post) -> int:
-        await self._pace(post.chat_id)
-        message = await self._retrying(
-            lambda: self.bot.send_message(
-                chat_id=post.chat_id,
-                text=post.text,
-                reply_markup=markup(post.keyboard),
-                protect_content=post.protect or None,
-            )
+        message = await self.bot.send_message(
+            chat_id=post.chat_id,
+            text=post.text,
+            reply_markup=markup(post.keyboard),
+            protect_content=post.protect or None,
         )
         if post.remember:
             self.remembered[(game_id, post.remember)] = Remembered(
                 post.chat_id, message.message_id, post.text, post.keyboard
             )
         if post.pin:
-            await self._retrying(
-                lambda: self.bot.pin_chat_message(
-                    chat_id=post.chat_id, message_id=message.message_id, disable_notification=True
-                )
+            await self.bot.pin_chat_message(
+                chat_id=post.chat_id, message_id=message.message_id, disable_notification=True
             )
         return message.message_id
 
-    async def _edit(self, game_id: int, edit: Edit) -> None:
+    async def _edit(self, game_id: int, edit: Edit, keep_keyboard: bool = False) -> None:
         old = self.remembered.get((game_id, edit.key))
         if old is None:
             return  # the message predates a restart; the next turn message says it all
-        old.text = f"{old.text}\n{edit.append}"
-        old.keyboard = edit.keyboard
-        await self._retrying(
-            lambda: self.bot.edit_message_text(
-                chat_id=old.chat_id,
-                message_id=old.message_id,
-                text=old.text,
-                reply_markup=markup(edit.keyboard),
-            )
+        text = f"{old.text}\n{edit.append}"
+        keyboard = old.keyboard if keep_keyboard else edit.keyboard
+        await self.bot.edit_message_text(
+            chat_id=old.chat_id, message_id=old.message_id, text=text, reply_markup=markup(keyboard)
         )
+        old.text, old.keyboard = text, keyboard
 
-    async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
-        for _ in range(MAX_RETRIES):
-            try:
-                return await call()
-            except TelegramRetryAfter as error:
-                await self.clock.sleep_until(self.clock.now() + error.retry_after)
-        return await call()
+
+def _resolve(queued: _Queued, outcome: Outcome) -> None:
+    for waiter in queued.waiters:
+        if not waiter.done():
+            waiter.set_result(outcome)
+
+
+def _fold(queue: deque[_Queued]) -> _Queued:
+    """Take the head of a chat's queue, with whatever queued behind it can join it."""
+    head = queue.popleft()
+    while queue and (folded := _merge(head, queue[0])) is not None:
+        queue.popleft()
+        head = folded
+    return head
+
+
+def _merge(a: _Queued, b: _Queued) -> _Queued | None:
+    """`a` then `b` as one call, if a person would see the same; None if not."""
+    x, y = a.item, b.item
+    if a.game_id != b.game_id:
+        return None
+    item: Outgoing
+    if isinstance(x, Post) and isinstance(y, Edit):
+        if y.key != x.remember:
+            return None
+        item = replace(
+            x, text=f"{x.text}\n{y.append}", keyboard=x.keyboard if b.note else y.keyboard
+        )
+    elif isinstance(x, Edit) and isinstance(y, Edit):
+        if y.key != x.key:
+            return None
+        item = replace(
+            x, append=f"{x.append}\n{y.append}", keyboard=x.keyboard if b.note else y.keyboard
+        )
+    elif isinstance(x, Post) and isinstance(y, Post):
+        # The earlier post's keyboard may only give way to the next one of its kind.
+        superseded = x.remember == y.remember if x.remember else x.keyboard is None
+        text = f"{x.text}\n\n{y.text}"
+        if x.pin or y.pin or x.protect != y.protect or not superseded or len(text) > TEXT_LIMIT:
+            return None
+        item = replace(y, text=text, essential=x.essential or y.essential)
+    else:
+        return None  # an edit, then a new message: two things happened
+    return _Queued(a.game_id, item, a.note and b.note, a.waiters + b.waiters)

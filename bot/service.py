@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from bot.clock import Clock, Timers
 from bot.i18n import Texts, escape
-from bot.render import Audience, Edit, Post, label, render
+from bot.render import Audience, Post, label, render
 from bot.rules import engine
 from bot.rules.actions import Action, Timeout
 from bot.rules.codec import from_json, to_json
@@ -300,9 +300,8 @@ class GameService:
                 return
             lang = await self.chat_lang(game.chat_id)
             line = self.t(lang, "turn.warning", seconds=round(self.warning_seconds))
-            turn = self.sender.remembered.get((game_id, "turn"))
-            keyboard = turn.keyboard if turn else None
-            await self.sender.deliver(game_id, [Edit(game.chat_id, "turn", line, keyboard)])
+            # Cosmetic: it yields to what the game needs, and is dropped if the turn ends first.
+            self.sender.note(game_id, game.chat_id, "turn", line)
 
     async def _report_undelivered(
         self, game: Game, state: GameState, failed: Sequence[Undelivered], events: Sequence[Event]

@@ -2,8 +2,10 @@
 
 Telegram answers 429 "Too Many Requests: retry after N" when a bot sends faster than
 about 30 messages a second overall, one a second into one private chat, or 20 a minute
-into one group. A game that posts a turn message per speaker must stay under the group
-limit, so the sandbox can enforce all three (sliding windows over the sandbox clock).
+into one group. An edit counts against its chat's limit as a message does (Telegram's
+developers say the two share it: tdlib/td#2592, #3034), not against the overall one. A game
+that posts a turn message per speaker must stay under the group limit, so the sandbox can
+enforce all three (sliding windows over the sandbox clock).
 """
 
 from __future__ import annotations
@@ -11,6 +13,13 @@ from __future__ import annotations
 import math
 from collections import deque
 from dataclasses import dataclass, field
+
+from bot.sandbox.calllog import SENDING_METHODS
+
+# What the flood limits count: new messages, and (in their chat) edits of messages.
+LIMITED_METHODS = SENDING_METHODS | {
+    "editMessageText", "editMessageCaption", "editMessageMedia", "editMessageReplyMarkup",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -46,10 +55,12 @@ class RateLimiter:
     limits: RateLimits
     _sent: dict[object, deque[float]] = field(default_factory=dict)
 
-    def admit(self, chat_id: int, *, group: bool, now: float) -> int | None:
-        """Count one message to `chat_id`, or return the seconds to wait before retrying."""
+    def admit(self, chat_id: int, *, group: bool, now: float, edit: bool = False) -> int | None:
+        """Count one message (or edit) to `chat_id`, or return the seconds to wait first."""
         chat_window = self.limits.group_chat if group else self.limits.private_chat
-        checks = (("all", self.limits.overall), (chat_id, chat_window))
+        checks: tuple[tuple[object, Window], ...] = ((chat_id, chat_window),)
+        if not edit:
+            checks = (("all", self.limits.overall), *checks)
         wait = 0.0
         for key, window in checks:
             times = self._sent.setdefault(key, deque())

@@ -20,7 +20,7 @@ import random
 import re
 import socket
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
@@ -30,7 +30,7 @@ from bot.sandbox.calllog import SENDING_METHODS, CallRecord
 from bot.sandbox.control import control_routes
 from bot.sandbox.errors import ApiError, SettleTimeout, SimulationError
 from bot.sandbox.people import SimGroup, SimUser
-from bot.sandbox.ratelimit import RateLimiter, RateLimits
+from bot.sandbox.ratelimit import LIMITED_METHODS, RateLimiter, RateLimits
 from bot.sandbox.schema import ApiSchema, MethodSpec, UploadedFile
 from bot.sandbox.world import Account, Chat, Clock, Group, PrivateChat, ScopeKey, SimMessage, World
 
@@ -78,6 +78,11 @@ class Sandbox:
         self._flaky_retry_after = flaky_retry_after
         self._rng = random.Random(seed)
         self._calls: list[CallRecord] = []
+        self._call_count = 0
+        # Called with every call as it is logged (a benchmark measures the bot with it);
+        # `keep_calls = False` stops the log from keeping them, for runs of many calls.
+        self.observers: list[Callable[[CallRecord], None]] = []
+        self.keep_calls = True
         self._in_flight = 0
         self._last_activity = 0.0
         self._activity: asyncio.Event | None = None
@@ -374,19 +379,20 @@ class Sandbox:
             error = ApiError.too_many_requests(self._flaky_retry_after)
             return self._answer(method.name, params, error, injected=True)
         try:
-            if self._limiter is not None and method.name in SENDING_METHODS:
-                self._admit(params["chat_id"])
+            if self._limiter is not None and method.name in LIMITED_METHODS:
+                self._admit(params.get("chat_id"), edit=method.name.startswith("edit"))
             result = self.api.call(method.name, params)
         except ApiError as error:
             return self._answer(method.name, params, error)
         return self._succeed(method, params, result)
 
-    def _admit(self, chat_id: int | str) -> None:
+    def _admit(self, chat_id: int | str | None, *, edit: bool) -> None:
         assert self._limiter is not None
-        chat = self.world.find_chat(chat_id)
+        chat = None if chat_id is None else self.world.find_chat(chat_id)
         if chat is None:
-            return  # the method itself will answer "chat not found"
-        wait = self._limiter.admit(chat.id, group=isinstance(chat, Group), now=self.clock())
+            return  # an inline message; or the method itself will answer "chat not found"
+        group = isinstance(chat, Group)
+        wait = self._limiter.admit(chat.id, group=group, now=self.clock(), edit=edit)
         if wait is not None:
             raise ApiError.too_many_requests(wait)
 
@@ -439,19 +445,22 @@ class Sandbox:
                 chat_id = chat.id if chat is not None else None
         elif not isinstance(chat_id, int):
             chat_id = None
-        self._calls.append(
-            CallRecord(
-                seq=len(self._calls) + 1,
-                time=self.clock(),
-                method=method,
-                params=params,
-                chat_id=chat_id,
-                status=status,
-                description=description,
-                result=result,
-                injected=injected,
-            )
+        self._call_count += 1
+        record = CallRecord(
+            seq=self._call_count,
+            time=self.clock(),
+            method=method,
+            params=params,
+            chat_id=chat_id,
+            status=status,
+            description=description,
+            result=result,
+            injected=injected,
         )
+        if self.keep_calls:
+            self._calls.append(record)
+        for observe in self.observers:
+            observe(record)
 
 
 async def _read_params(

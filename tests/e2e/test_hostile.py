@@ -148,8 +148,9 @@ def no_handler_errors(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
 
 async def settled(table: Table) -> None:
     """Until the bot has handled every update (quicker than `Table.settle` when it can be)."""
+    sender = table.app.service.sender
     for _ in range(400):
-        if not (table.sandbox.pending_updates or table.timers.busy()):
+        if not (table.sandbox.pending_updates or table.timers.busy() or sender.busy()):
             return
         if table.clock.next_wake() is not None and table.sandbox.quiet_for() > 0.003:
             break  # the bot waits on the virtual clock: Table.settle moves it

@@ -1,0 +1,344 @@
+"""Outbound flow control on a virtual clock: windows, priority, folding, retry_after.
+
+The bot talks to a fake session that records every call with the clock's time and
+answers as Telegram would (or with a 429 when told to), so each test drives time itself
+and reads exactly what went out, and when.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from aiogram import Bot
+from aiogram.client.session.base import BaseSession
+from aiogram.exceptions import TelegramForbiddenError, TelegramRetryAfter
+from aiogram.methods import TelegramMethod
+from aiogram.types import Chat, Message
+
+from bot.clock import VirtualClock
+from bot.render import Button, Edit, Post
+from bot.sender import GAME, PRIORITY, REPLY, Sender
+
+START = 1_000_000_000.0
+GROUP, OTHER_GROUP = -1001, -1002
+ANNA, BORIS = 101, 102
+KB = ((Button("Pass", "t:1:1:0"),),)
+KB2 = ((Button("Pass", "t:1:2:0"),),)
+
+
+@dataclass(frozen=True)
+class Call:
+    time: float
+    method: str
+    chat: int | None
+    text: str | None = None
+    keyboard: str | None = None  # the first button's callback data
+
+
+class FakeTelegram(BaseSession):
+    """Answers every call at once; `refuse` may answer one with 429 retry_after N."""
+
+    def __init__(self, clock: VirtualClock) -> None:
+        super().__init__()
+        self.clock = clock
+        self.calls: list[Call] = []  # the calls Telegram accepted
+        self.refuse: Callable[[Call], int | None] = lambda call: None
+        self.forbidden: set[int] = set()
+        self._ids = itertools.count(1)
+
+    async def make_request(  # the signature is aiogram's
+        self,
+        bot: Bot,
+        method: TelegramMethod[Any],
+        timeout: Any = None,  # noqa: ASYNC109
+    ) -> Any:
+        name = method.__api_method__
+        chat = getattr(method, "chat_id", None)
+        markup = getattr(method, "reply_markup", None)
+        first = markup.inline_keyboard[0][0].callback_data if markup else None
+        call = Call(self.clock.now(), name, chat, getattr(method, "text", None), first)
+        retry_after = self.refuse(call)
+        if retry_after is not None:
+            raise TelegramRetryAfter(method, "Too Many Requests", retry_after)
+        if chat in self.forbidden:
+            raise TelegramForbiddenError(method, "Forbidden: bot was blocked by the user")
+        self.calls.append(call)
+        if name != "sendMessage":
+            return True
+        return Message(
+            message_id=next(self._ids),
+            date=datetime.fromtimestamp(self.clock.now(), tz=UTC),
+            chat=Chat(id=chat, type="supergroup" if chat < 0 else "private"),
+            text=call.text,
+        )
+
+    async def close(self) -> None:
+        pass
+
+    def stream_content(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    def sent(self, method: str = "sendMessage", chat: int | None = None) -> list[Call]:
+        return [c for c in self.calls if c.method == method and chat in (None, c.chat)]
+
+
+@dataclass
+class Rig:
+    clock: VirtualClock
+    telegram: FakeTelegram
+    bot: Bot
+    sender: Sender
+
+    async def run(self, *tasks: Any) -> list[Any]:
+        """Run `tasks` (and the sender's workers) to the end; time moves when all wait."""
+        running = [asyncio.ensure_future(t) for t in tasks]
+        for _ in range(100_000):
+            for _ in range(30):
+                await asyncio.sleep(0)
+            if all(t.done() for t in running) and not self.sender.busy():
+                return [t.result() for t in running]
+            wake = self.clock.next_wake()
+            if wake is not None:
+                self.clock.set(wake)
+        raise AssertionError("nothing moves")
+
+    async def send(self, chat: int, text: str, priority: int | None = None) -> Any:
+        """A call made straight through the bot, as a handler makes it."""
+        if priority is not None:
+            PRIORITY.set(priority)
+        return await self.bot.send_message(chat, text)
+
+    async def edit(self, chat: int, message_id: int, text: str, priority: int | None = None) -> Any:
+        if priority is not None:
+            PRIORITY.set(priority)
+        return await self.bot.edit_message_text(text, chat_id=chat, message_id=message_id)
+
+
+@pytest.fixture
+def rig() -> Rig:
+    clock = VirtualClock(start=START)
+    telegram = FakeTelegram(clock)
+    bot = Bot("123456:TEST", session=telegram)
+    sender = Sender(bot, clock)
+    bot.session.middleware(sender.limiter)
+    return Rig(clock, telegram, bot, sender)
+
+
+def offsets(calls: list[Call]) -> list[float]:
+    """When each call went, in seconds from the start."""
+    return [c.time - START for c in calls]
+
+
+def peak(times: list[float], window: float) -> int:
+    """The most calls within any `window` seconds."""
+    return max(sum(1 for u in times if t <= u < t + window) for t in times)
+
+
+async def then(make: Callable[[], Any]) -> Any:
+    """Do it after what the tasks before this one queued (one turn of the loop later)."""
+    await asyncio.sleep(0)
+    result = make()
+    return await result if asyncio.iscoroutine(result) else result
+
+
+# --- windows -------------------------------------------------------------------------
+
+
+async def test_a_group_gets_twenty_messages_a_minute_at_most(rig: Rig) -> None:
+    await rig.run(*(rig.send(GROUP, f"m{i}") for i in range(45)))
+    times = offsets(rig.telegram.sent(chat=GROUP))
+    assert times == [0.0] * 20 + [60.0] * 20 + [120.0] * 5
+    assert peak(times, 60.0) == 20
+
+
+async def test_a_private_chat_gets_one_message_a_second(rig: Rig) -> None:
+    await rig.run(*(rig.send(ANNA, f"m{i}") for i in range(3)), rig.send(BORIS, "hello"))
+    assert offsets(rig.telegram.sent(chat=ANNA)) == [0.0, 1.0, 2.0]
+    assert offsets(rig.telegram.sent(chat=BORIS)) == [0.0]  # another chat is not held
+
+
+async def test_the_bot_as_a_whole_sends_thirty_messages_a_second_at_most(rig: Rig) -> None:
+    await rig.run(*(rig.send(1000 + i, "card") for i in range(70)))
+    assert offsets(rig.telegram.sent()) == [0.0] * 30 + [1.0] * 30 + [2.0] * 10
+
+
+async def test_edits_count_against_their_chat_but_not_the_whole_bot(rig: Rig) -> None:
+    await rig.run(*(rig.send(GROUP, "turn") for _ in range(15)))
+    await rig.run(*(rig.send(1000 + i, "card") for i in range(15)))  # the bot's 30 are used
+    await rig.run(*(rig.edit(GROUP, i, f"edit {i}", GAME) for i in range(1, 8)))
+    # Five edits fit the group's window and the other two wait a minute; the bot's
+    # window, full as it was, held back none of them.
+    assert offsets(rig.telegram.sent("editMessageText")) == [0.0] * 5 + [60.0] * 2
+
+
+# --- priority ------------------------------------------------------------------------
+
+
+async def test_when_the_window_opens_the_game_goes_first_and_cosmetics_last(rig: Rig) -> None:
+    await rig.run(*(rig.send(GROUP, "earlier") for _ in range(20)))
+    # Queued in the worst order: a cosmetic edit, a reply, then the game's turn.
+    await rig.run(
+        rig.edit(GROUP, 1, "lobby: 7 players"),
+        rig.send(GROUP, "/status: day 1"),
+        rig.sender.deliver(1, [Post(GROUP, "turn", KB, remember="turn")]),
+    )
+    late = rig.telegram.calls[20:]
+    assert [(c.method, c.text) for c in late] == [
+        ("sendMessage", "turn"),
+        ("sendMessage", "/status: day 1"),
+        ("editMessageText", "lobby: 7 players"),
+    ]
+    assert offsets(late) == [60.0] * 3
+
+
+async def test_a_burst_of_cosmetic_edits_leaves_half_the_group_window(rig: Rig) -> None:
+    lobby_edits = [rig.edit(GROUP, i, f"lobby {i}") for i in range(1, 16)]  # 15 messages
+    await rig.run(*lobby_edits, rig.sender.deliver(1, [Post(GROUP, "seating", pin=True)]))
+    assert offsets(rig.telegram.sent("editMessageText")) == [0.0] * 10 + [60.0] * 5
+    # The seating (and its pin) went at once, although the edits asked first.
+    assert offsets(rig.telegram.sent(chat=GROUP)) == [0.0]
+    assert offsets(rig.telegram.sent("pinChatMessage")) == [0.0]
+
+
+async def test_the_overall_window_serves_the_game_before_replies(rig: Rig) -> None:
+    await rig.run(*(rig.send(1000 + i, "earlier") for i in range(30)))
+    await rig.run(
+        *(rig.send(2000 + i, "reply", REPLY) for i in range(30)),
+        rig.sender.deliver(1, [Post(ANNA, "card", protect=True, essential=True)]),
+    )
+    second = [c.text for c in rig.telegram.sent() if offsets([c]) == [1.0]]
+    assert second == ["card"] + ["reply"] * 29
+
+
+# --- order and folding -----------------------------------------------------------------
+
+
+async def test_a_chat_gets_its_posts_in_order(rig: Rig) -> None:
+    posts = [Post(ANNA, f"keyboard {i}", ((Button(str(i), f"n:1:{i}:1"),),)) for i in range(5)]
+    await rig.run(rig.sender.deliver(1, posts))
+    sent = rig.telegram.sent(chat=ANNA)
+    assert [c.text for c in sent] == [f"keyboard {i}" for i in range(5)]
+    assert offsets(sent) == [0.0, 1.0, 2.0, 3.0, 4.0]
+
+
+async def test_a_warning_for_a_turn_that_is_over_is_dropped(rig: Rig) -> None:
+    await rig.run(*(rig.send(GROUP, "earlier") for _ in range(20)))  # the window is full
+    await rig.run(
+        rig.sender.deliver(1, [Post(GROUP, "🎙 Anna: 60 s.", KB, remember="turn")]),
+        then(lambda: rig.sender.note(1, GROUP, "turn", "⏳ 10 s left.")),
+        then(lambda: rig.sender.deliver(1, [Post(GROUP, "🎙 Boris: 60 s.", KB2, remember="turn")])),
+    )
+    late = rig.telegram.calls[20:]
+    # One message: both turns, the later one's button; the stale warning never went out.
+    assert [(c.method, c.text, c.keyboard) for c in late] == [
+        ("sendMessage", "🎙 Anna: 60 s.\n\n🎙 Boris: 60 s.", "t:1:2:0")
+    ]
+
+
+async def test_two_pending_edits_of_one_message_become_one(rig: Rig) -> None:
+    await rig.run(rig.sender.deliver(1, [Post(GROUP, "🎙 Anna", KB, remember="turn")]))
+    await rig.run(*(rig.send(GROUP, "earlier") for _ in range(19)))  # the window is full
+    await rig.run(
+        rig.sender.deliver(1, [Edit(GROUP, "turn", "✅ Anna nominates Boris.", KB2)]),
+        then(lambda: rig.sender.note(1, GROUP, "turn", "⏳ 10 s left.")),
+    )
+    edits = rig.telegram.sent("editMessageText")
+    assert [(c.text, c.keyboard) for c in edits] == [
+        ("🎙 Anna\n✅ Anna nominates Boris.\n⏳ 10 s left.", "t:1:2:0")  # the note keeps it
+    ]
+
+
+async def test_an_edit_of_a_post_still_queued_goes_out_with_it(rig: Rig) -> None:
+    await rig.run(*(rig.send(GROUP, "earlier") for _ in range(20)))
+    await rig.run(
+        rig.sender.deliver(1, [Post(GROUP, "🎙 Anna", KB, remember="turn")]),
+        then(lambda: rig.sender.deliver(1, [Edit(GROUP, "turn", "✅ nominates 3", KB2)])),
+    )
+    assert [(c.method, c.text, c.keyboard) for c in rig.telegram.calls[20:]] == [
+        ("sendMessage", "🎙 Anna\n✅ nominates 3", "t:1:2:0")
+    ]
+
+
+async def test_a_keyboard_is_never_folded_away_by_another_kind_of_post(rig: Rig) -> None:
+    await rig.run(*(rig.send(GROUP, "earlier") for _ in range(20)))
+    vote = Post(GROUP, "Final vote", KB, remember="vote")
+    await rig.run(
+        rig.sender.deliver(1, [vote]),
+        then(lambda: rig.sender.deliver(1, [Post(GROUP, "🌙 Night 1.")])),
+    )
+    assert [c.text for c in rig.telegram.calls[20:]] == ["Final vote", "🌙 Night 1."]
+
+
+async def test_waiting_edits_of_one_message_made_straight_through_the_bot_merge(
+    rig: Rig,
+) -> None:
+    await rig.run(*(rig.send(GROUP, "earlier") for _ in range(10)))  # no room for cosmetics
+    answers = await rig.run(*(rig.edit(GROUP, 7, f"Lobby: {n} players") for n in range(1, 6)))
+    edits = rig.telegram.sent("editMessageText")
+    assert [c.text for c in edits] == ["Lobby: 5 players"]
+    assert answers == [True] * 5  # every caller has the answer of the edit that went
+
+
+async def test_essential_posts_are_waited_for_and_reported(rig: Rig) -> None:
+    rig.telegram.forbidden.add(BORIS)
+    cards = [
+        Post(ANNA, "card A", protect=True, essential=True),
+        Post(GROUP, "🎙 first turn", KB, remember="turn"),
+        Post(BORIS, "card B", protect=True, essential=True),
+    ]
+    (delivery,) = await rig.run(rig.sender.deliver(1, cards))
+    assert list(delivery.sent) == [0]
+    assert [f.chat_id for f in delivery.failed] == [BORIS]
+    # The card was in hand before the turn was called.
+    assert [c.text for c in rig.telegram.calls] == ["card A", "🎙 first turn"]
+
+
+# --- 429 ---------------------------------------------------------------------------------
+
+
+async def test_retry_after_is_honoured_on_the_clock_and_order_kept(rig: Rig) -> None:
+    refused: list[Call] = []
+
+    def refuse(call: Call) -> int | None:
+        if call.chat == GROUP and not refused:
+            refused.append(call)
+            return 7
+        return None
+
+    rig.telegram.refuse = refuse
+    posts = [Post(GROUP, f"turn {i}", ((Button(str(i), f"t:1:{i}:0"),),)) for i in range(3)]
+    await rig.run(rig.sender.deliver(1, posts), rig.send(ANNA, "elsewhere"))
+    sent = rig.telegram.sent(chat=GROUP)
+    assert [c.text for c in sent] == ["turn 0", "turn 1", "turn 2"]
+    assert offsets(sent) == [7.0, 7.0, 7.0]  # the chat was held, then went on
+    assert offsets(rig.telegram.sent(chat=ANNA)) == [0.0]  # another chat was not
+
+
+async def test_a_429_on_a_call_to_no_chat_holds_the_bot(rig: Rig) -> None:
+    answers = iter([3])
+    rig.telegram.refuse = lambda call: next(answers, None) if call.chat is None else None
+    await rig.run(rig.bot.get_me(), then(lambda: rig.send(ANNA, "card")))
+    assert offsets(rig.telegram.calls) == [3.0, 3.0]
+
+
+async def test_a_third_of_calls_refused_loses_nothing_and_keeps_every_window(rig: Rig) -> None:
+    rolls = iter(i % 3 == 0 for i in range(10_000))
+    rig.telegram.refuse = lambda call: 1 if next(rolls) else None
+    chats = [GROUP, OTHER_GROUP, ANNA, BORIS]
+    batches = [
+        rig.sender.deliver(1, [Post(chat, f"{chat}:{i}", KB, essential=chat > 0) for chat in chats])
+        for i in range(40)
+    ]
+    await rig.run(*batches)
+    for chat in chats:
+        sent = rig.telegram.sent(chat=chat)
+        assert [c.text for c in sent] == [f"{chat}:{i}" for i in range(40)]  # all, in order
+        limit, window = (20, 60.0) if chat < 0 else (1, 1.0)
+        assert peak(offsets(sent), window) <= limit
+    assert peak(offsets(rig.telegram.sent()), 1.0) <= 30
