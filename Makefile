@@ -27,5 +27,11 @@ lint: $(STAMP)
 test: lint
 	$(PY) -m pytest --cov --cov-report=term
 
+# The bot as its own process against the sandbox under the load of many games, next to a
+# bare aiogram bot; about 7 minutes. Options: make bench BENCH_ARGS="--measure 30 ..."
+# (python -m bot.bench --help lists them).
+bench: $(STAMP)
+	$(PY) -m bot.bench $(BENCH_ARGS)
+
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .coverage

@@ -28,9 +28,14 @@ def main(argv: list[str] | None = None) -> int:
     config = load_config(args.config)
     if args.command == "run" and config.bot.token is not None:
         # Imported here: the sandbox and the demo stay unloaded in production.
+        from bot import runtime
         from bot.app import run_bot
 
-        asyncio.run(run_bot(config))
+        # A line per handled update is noise at a club's scale; our own lines stay.
+        logging.getLogger("aiogram.event").setLevel(logging.WARNING)
+        logging.getLogger("apscheduler").setLevel(logging.WARNING)  # lines per timer, too
+        with asyncio.Runner(loop_factory=runtime.loop_factory()) as runner:
+            runner.run(run_bot(config))
         return 0
 
     from bot.demo import play_demo

@@ -25,6 +25,7 @@ from aiogram.types import (
     BotCommandScopeDefault,
 )
 
+from bot import runtime
 from bot.clock import Clock, Timers
 from bot.config import Config
 from bot.i18n import LANGUAGES, Texts
@@ -83,8 +84,12 @@ PRIVATE_COMMANDS = (
 
 
 def make_bot(token: str, api_server: str) -> Bot:
-    session = AiohttpSession(api=TelegramAPIServer.from_base(api_server))
-    return Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))
+    loads, dumps = runtime.json_codec()
+    api = TelegramAPIServer.from_base(api_server)
+    session = AiohttpSession(api=api, json_loads=loads, json_dumps=dumps)
+    bot = Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))
+    runtime.tune(bot)
+    return bot
 
 
 def new_seed() -> str:
@@ -189,6 +194,7 @@ async def run_bot(config: Config) -> None:
         timers.start()
         resumed = await app.service.resume_all()
         log.info("resumed %d running games", resumed)
+        runtime.freeze_start_up()
         if config.bot.mode == "webhook":
             await _serve_webhook(app, config)
         else:

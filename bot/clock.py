@@ -8,6 +8,7 @@ in a second and the same seed always plays the same way.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import heapq
 import itertools
 import time
@@ -15,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Protocol
 
+from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.date import DateTrigger
 
@@ -57,6 +59,9 @@ class SchedulerTimers:
     def __init__(self, scheduler: AsyncIOScheduler | None = None) -> None:
         self.scheduler = scheduler or AsyncIOScheduler(timezone=UTC)
         self._handler: TimerHandler | None = None
+        # What each job is armed for: most actions (a vote, a night pick) keep the step
+        # and the deadline, and re-adding the same job would only cost time.
+        self._armed: dict[str, tuple[int, float]] = {}
 
     def set_handler(self, handler: TimerHandler) -> None:
         self._handler = handler
@@ -70,23 +75,29 @@ class SchedulerTimers:
             self.scheduler.shutdown(wait=False)
 
     def arm(self, kind: str, game_id: int, step: int, when: float) -> None:
+        job = job_id(kind, game_id)
+        if self._armed.get(job) == (step, when):
+            return
         self.scheduler.add_job(
             self._fire,
             DateTrigger(run_date=datetime.fromtimestamp(when, tz=UTC)),
-            id=job_id(kind, game_id),
+            id=job,
             args=[kind, game_id, step],
             replace_existing=True,
             misfire_grace_time=None,  # a deadline that passed while we were down fires at once
             coalesce=True,
         )
+        self._armed[job] = (step, when)
 
     def cancel(self, kind: str, game_id: int) -> None:
-        job = self.scheduler.get_job(job_id(kind, game_id))
-        if job is not None:
-            job.remove()
+        job = job_id(kind, game_id)
+        if self._armed.pop(job, None) is not None:
+            with contextlib.suppress(JobLookupError):  # it ran a moment ago
+                self.scheduler.remove_job(job)
 
     async def _fire(self, kind: str, game_id: int, step: int) -> None:
         assert self._handler is not None
+        self._armed.pop(job_id(kind, game_id), None)  # gone from the scheduler once run
         await self._handler(kind, game_id, step)
 
 

@@ -67,12 +67,17 @@ class Post:
 
 @dataclass(frozen=True)
 class Edit:
-    """Append a line to a remembered message and replace its keyboard."""
+    """Append a line to a remembered message and replace its keyboard.
+
+    A message sent before a restart is not remembered: the edit is then dropped, or, with
+    `or_post`, its line is posted (protected) on its own, for a line a player needs.
+    """
 
     chat_id: int
     key: str
     append: str
     keyboard: Keyboard | None = None
+    or_post: bool = False
 
 
 Outgoing = Post | Edit
@@ -125,10 +130,16 @@ def render(
     g = audience.group_lang
     gid = audience.game_id
 
-    def private(seat: int, key: str, kb: Keyboard | None = None, **values: object) -> None:
+    def private(
+        seat: int,
+        key: str,
+        kb: Keyboard | None = None,
+        remember: str | None = None,
+        **values: object,
+    ) -> None:
         user = state.seats[seat].user_id
         text = t(audience.lang_of(user), key, **values)
-        out.append(Post(user, text, kb, protect=True, essential=True))
+        out.append(Post(user, text, kb, protect=True, remember=remember, essential=True))
 
     for event in events:
         match event:
@@ -196,14 +207,22 @@ def render(
                 verdict = "night.check.mafia" if is_mafia else "night.check.civilian"
                 private(by, verdict, player=label(state, target))
             case KillPicked(by=by, target=target):
+                # A partner's pick is added to the kill keyboard's message rather than sent
+                # as a message of its own: the mafioso is looking at that message anyway,
+                # and an edit does not count against the bot's 30 messages a second.
+                night_goes_on = state.phase is Phase.NIGHT
                 for partner in state.living_mafia():
-                    if partner != by:
-                        private(
-                            partner,
-                            "night.kill.partner",
-                            by=label(state, by),
-                            target=label(state, target),
-                        )
+                    if partner == by:
+                        continue
+                    user = state.seats[partner].user_id
+                    line = t(
+                        audience.lang_of(user),
+                        "night.kill.partner",
+                        by=label(state, by),
+                        target=label(state, target),
+                    )
+                    keyboard = _kill_keyboard(state, gid, state.step) if night_goes_on else None
+                    out.append(Edit(user, _kill_key(partner), line, keyboard, or_post=True))
             case NightEnded(victim=victim):
                 if victim is None:
                     lines.append(t(g, "morning.miss"))
@@ -268,13 +287,27 @@ def _night(
         targets = [s for s in living if s != commissioner]
         private(commissioner, "night.check.ask", rows(seat_buttons(state, targets, make), 3))
     for m in mafia:
-        make = CallbackMaker(NightCb, audience.game_id, step)
-        private(m, "night.kill.ask", rows(seat_buttons(state, living, make), 3))
+        private(m, "night.kill.ask", _kill_keyboard(state, audience.game_id, step), _kill_key(m))
+
+
+def _kill_key(seat: int) -> str:
+    """Under which key a mafioso's kill keyboard is remembered (their partners' picks
+    are added to it)."""
+    return f"kill:{seat}"
+
+
+def _kill_keyboard(state: GameState, game_id: int, step: int) -> Keyboard:
+    return rows(seat_buttons(state, state.living(), CallbackMaker(NightCb, game_id, step)), 3)
 
 
 class _Private(Protocol):
     def __call__(
-        self, seat: int, key: str, kb: Keyboard | None = None, **values: object
+        self,
+        seat: int,
+        key: str,
+        kb: Keyboard | None = None,
+        remember: str | None = None,
+        **values: object,
     ) -> None: ...
 
 

@@ -299,6 +299,7 @@ class _Queued:
     item: Outgoing
     note: bool = False  # cosmetic: keeps the keyboard, dropped when the chat moves on
     waiters: list[asyncio.Future[Outcome]] = field(default_factory=list)
+    priority: int = GAME  # COSMETIC for notes and notices, which yield to the game
 
 
 class Sender:
@@ -312,6 +313,11 @@ class Sender:
         self._workers: dict[int, asyncio.Task[None]] = {}
         self._sending: dict[int, _Queued] = {}  # chat -> what is on its way there
 
+    def forget(self, game_id: int) -> None:
+        """The game is long over: its messages will not be edited again."""
+        for key in [k for k in self.remembered if k[0] == game_id]:
+            del self.remembered[key]
+
     def busy(self) -> bool:
         """Something the game needs is queued or on its way, perhaps waiting on the clock.
 
@@ -321,24 +327,27 @@ class Sender:
         pending = itertools.chain(self._sending.values(), *self._queues.values())
         return any(not q.note for q in pending)
 
-    async def deliver(self, game_id: int, items: Sequence[Outgoing]) -> Delivery:
+    async def deliver(
+        self, game_id: int, items: Sequence[Outgoing], priority: int = GAME
+    ) -> Delivery:
         """Queue `items`; return once the essential posts among them went out or failed.
 
         Essential posts (role cards, night keyboards, check results) are queued first
         and waited for: a card is in hand before the turn that follows it is called, and
         the caller learns their message ids. Everything else is queued behind them, in
         order, and goes out as its chat's window allows. What could not reach a person
-        is reported, not raised.
+        is reported, not raised. A `priority` of COSMETIC (a notice nobody acts on) lets
+        what the game needs overtake it where windows are short.
         """
         essential = {
-            index: self._enqueue(game_id, item)
+            index: self._enqueue(game_id, item, priority=priority)
             for index, item in enumerate(items)
             if isinstance(item, Post) and item.essential
         }
         outcomes = await asyncio.gather(*essential.values())
         for index, item in enumerate(items):
             if index not in essential:
-                self._enqueue(game_id, item)
+                self._enqueue(game_id, item, priority=priority)
         delivery = Delivery()
         for index, outcome in zip(essential, outcomes, strict=True):
             if isinstance(outcome, Undelivered):
@@ -353,16 +362,18 @@ class Sender:
         It yields to everything the game needs, and is dropped if a newer post is queued
         for the chat before it went out (the turn it speaks of is over).
         """
-        self._enqueue(game_id, Edit(chat_id, key, line), note=True)
+        self._enqueue(game_id, Edit(chat_id, key, line), note=True, priority=COSMETIC)
 
-    def _enqueue(self, game_id: int, item: Outgoing, note: bool = False) -> asyncio.Future[Outcome]:
+    def _enqueue(
+        self, game_id: int, item: Outgoing, note: bool = False, priority: int = GAME
+    ) -> asyncio.Future[Outcome]:
         queue = self._queues.setdefault(item.chat_id, deque())
         if isinstance(item, Post):
             for stale in [q for q in queue if q.note]:
                 queue.remove(stale)
                 _resolve(stale, None)
         future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
-        queue.append(_Queued(game_id, item, note, [future]))
+        queue.append(_Queued(game_id, item, note, [future], priority))
         if item.chat_id not in self._workers:
             self._workers[item.chat_id] = asyncio.create_task(self._drain(item.chat_id))
         return future
@@ -371,8 +382,7 @@ class Sender:
         queue = self._queues[chat_id]
         try:
             while queue:
-                urgent = not all(q.note for q in queue)
-                await self.limiter.ready(chat_id, GAME if urgent else COSMETIC)
+                await self.limiter.ready(chat_id, min(q.priority for q in queue))
                 if queue:  # a note may have been dropped while the chat waited
                     self._sending[chat_id] = queued = _fold(queue)
                     try:
@@ -387,7 +397,7 @@ class Sender:
     async def _send(self, queued: _Queued) -> None:
         item = queued.item
         outcome: Outcome = None
-        token = PRIORITY.set(COSMETIC if queued.note else GAME)
+        token = PRIORITY.set(queued.priority)
         try:
             if isinstance(item, Post):
                 outcome = await self._post(queued.game_id, item)
@@ -423,8 +433,12 @@ class Sender:
 
     async def _edit(self, game_id: int, edit: Edit, keep_keyboard: bool = False) -> None:
         old = self.remembered.get((game_id, edit.key))
-        if old is None:
-            return  # the message predates a restart; the next turn message says it all
+        if old is None:  # the message predates a restart
+            if edit.or_post:  # a line the player needs: on its own, then
+                await self.bot.send_message(
+                    chat_id=edit.chat_id, text=edit.append, protect_content=True
+                )
+            return  # otherwise the next turn message says it all
         text = f"{old.text}\n{edit.append}"
         keyboard = old.keyboard if keep_keyboard else edit.keyboard
         await self.bot.edit_message_text(
@@ -475,4 +489,5 @@ def _merge(a: _Queued, b: _Queued) -> _Queued | None:
         item = replace(y, text=text, essential=x.essential or y.essential)
     else:
         return None  # an edit, then a new message: two things happened
-    return _Queued(a.game_id, item, a.note and b.note, a.waiters + b.waiters)
+    priority = min(a.priority, b.priority)
+    return _Queued(a.game_id, item, a.note and b.note, a.waiters + b.waiters, priority)

@@ -11,9 +11,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
+
+import orjson
 
 from bot.clock import Clock, Timers
 from bot.i18n import Texts, escape
@@ -26,7 +29,9 @@ from bot.rules.events import CardsDealt, Event, Player
 from bot.rules.protocol import entry_to_json, stamp, state_from_json, state_to_json
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
-from bot.sender import Sender, Undelivered
+from bot.sender import COSMETIC, Sender, Undelivered
+from bot.updates import HandledUpdates
+from storage.chats import ChatType
 from storage.games import Game, GameStatus, LobbyPlayer
 from storage.protocol import NewEvent
 from storage.repositories import Repositories
@@ -36,6 +41,15 @@ log = logging.getLogger(__name__)
 # The Telegram update being handled, so that marking it handled joins the action's
 # transaction (set by the dispatcher's middleware; None for timers).
 CURRENT_UPDATE: ContextVar[int | None] = ContextVar("current_update", default=None)
+
+
+def _dumps(value: object) -> str:
+    """JSON for what every action stores (its events, the state): orjson's, for speed."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+# Finished games whose state stays cached (for a late /status or a Sign press).
+KEEP_FINISHED = 100
 
 TURN, WARN = "turn", "warn"  # the two timers a game can have (job ids `turn:<game>`)
 
@@ -71,7 +85,32 @@ class GameService:
         self._locks: dict[int, asyncio.Lock] = {}
         self._states: dict[int, GameState] = {}
         self._begin_requested: set[int] = set()
+        self._recently_finished: OrderedDict[int, None] = OrderedDict()
+        # What this process knows it has stored, so that an update from someone already
+        # known costs no write, and a message's language no read. Only the methods below
+        # change what these mirror.
+        self._chat_langs: dict[int, str | None] = {}
+        self._user_langs: dict[int, str | None] = {}
+        self._known_users: dict[int, tuple[str, str | None]] = {}
+        self._known_chats: dict[int, tuple[ChatType, str | None]] = {}
+        self._username_owners: dict[str, int] = {}  # lower-cased @username -> user id
+        self.updates = HandledUpdates(repos.processed)
+        # Lobby posts with an edit under way: True if they changed again since it began
+        # (handlers.lobby.refresh_lobby).
+        self.stale_lobbies: dict[int, bool] = {}
         timers.set_handler(self.on_timer)
+
+    def _finished(self, game_id: int) -> None:
+        """A game is over: what this process keeps of it goes, for all but the latest few.
+
+        A bot runs for months; the games it finished must not pile up in its memory.
+        """
+        self._recently_finished[game_id] = None
+        while len(self._recently_finished) > KEEP_FINISHED:
+            gone, _ = self._recently_finished.popitem(last=False)
+            self._states.pop(gone, None)
+            self._locks.pop(gone, None)
+            self.sender.forget(gone)
 
     def lock(self, game_id: int) -> asyncio.Lock:
         return self._locks.setdefault(game_id, asyncio.Lock())
@@ -79,12 +118,50 @@ class GameService:
     # --- languages ----------------------------------------------------------------
 
     async def chat_lang(self, chat_id: int) -> str:
-        chat = await self.repos.chats.get(chat_id)
-        return self.t.lang(chat.lang if chat else None)
+        if chat_id not in self._chat_langs:
+            chat = await self.repos.chats.get(chat_id)
+            self._chat_langs[chat_id] = chat.lang if chat else None
+        return self.t.lang(self._chat_langs[chat_id])
 
     async def user_lang(self, user_id: int, telegram_lang: str | None = None) -> str:
-        user = await self.repos.users.get(user_id)
-        return self.t.lang((user.lang if user else None) or telegram_lang)
+        if user_id not in self._user_langs:
+            user = await self.repos.users.get(user_id)
+            self._user_langs[user_id] = user.lang if user else None
+        return self.t.lang(self._user_langs[user_id] or telegram_lang)
+
+    async def set_chat_lang(self, chat_id: int, lang: str) -> None:
+        await self.repos.chats.set_lang(chat_id, lang)
+        self._chat_langs[chat_id] = lang
+
+    async def set_user_lang(self, user_id: int, lang: str) -> None:
+        await self.repos.users.set_lang(user_id, lang)
+        self._user_langs[user_id] = lang
+
+    async def saw_user(self, user_id: int, first_name: str, username: str | None) -> None:
+        """Store the user's name as an update shows it, unless it is already stored so."""
+        if self._known_users.get(user_id) != (first_name, username):
+            await self.repos.users.upsert(user_id, first_name=first_name, username=username)
+            if username is not None:
+                # The upsert took the username from whoever had it: they are no longer
+                # stored as this process knew them.
+                before = self._username_owners.get(username.lower())
+                if before is not None and before != user_id:
+                    self._known_users.pop(before, None)
+                self._username_owners[username.lower()] = user_id
+            self._known_users[user_id] = (first_name, username)
+
+    async def saw_chat(self, chat_id: int, type: ChatType, title: str | None) -> None:
+        """Store the chat as an update shows it, unless it is already stored so."""
+        if self._known_chats.get(chat_id) != (type, title):
+            await self.repos.chats.upsert(chat_id, type=type, title=title)
+            self._known_chats[chat_id] = (type, title)
+
+    async def migrate_chat(self, chat_id: int, new_chat_id: int) -> None:
+        """A group became a supergroup: everything keyed by the old id moves to the new."""
+        await self.repos.chats.migrate_to_chat_id(chat_id, new_chat_id)
+        for known in (self._chat_langs, self._known_chats):
+            known.pop(chat_id, None)
+            known.pop(new_chat_id, None)
 
     async def audience(self, game: Game, state: GameState | None = None) -> Audience:
         langs: dict[int, str] = {}
@@ -233,11 +310,11 @@ class GameService:
         async with self.repos.database.transaction():
             if status is not None:
                 await self.repos.games.set_status(game.game_id, status, now=now)
-            batch = [NewEvent(e.at, json.dumps(entry_to_json(e))) for e in stamp(events, now)]
+            batch = [NewEvent(e.at, _dumps(entry_to_json(e))) for e in stamp(events, now)]
             await self.repos.protocol.append(game.game_id, batch)
             await self.repos.games.save_state(
                 game.game_id,
-                state_json=json.dumps(state_to_json(state)),
+                state_json=_dumps(state_to_json(state)),
                 deadline=state.deadline,
                 now=now,
             )
@@ -247,14 +324,18 @@ class GameService:
                         game_id=game.game_id,
                         chat_id=item.chat_id,
                         kind="post",
-                        payload_json=json.dumps(to_json(item)),
+                        payload_json=_dumps(to_json(item)),
                         now=now,
                     )
                     outbox[index] = queued.outbox_id
             update_id = CURRENT_UPDATE.get()
             if update_id is not None:
                 await self.repos.processed.mark_update(update_id, now=now)
+        if update_id is not None:
+            self.updates.stored(update_id)
         self._states[game.game_id] = state
+        if state.finished:
+            self._finished(game.game_id)
         self.arm(game.game_id, state)
         delivery = await self.sender.deliver(game.game_id, out)
         for index, message_id in delivery.sent.items():
@@ -380,7 +461,8 @@ class GameService:
                 speaker=speaker,
                 seconds=round(left or 0),
             )
-            await self.sender.deliver(game.game_id, [Post(game.chat_id, text)])
+            # A notice: each game's next turn or keyboard may overtake it.
+            await self.sender.deliver(game.game_id, [Post(game.chat_id, text)], COSMETIC)
             self.arm(game.game_id, state)
         await self.resend_unsent()
         return len(games)

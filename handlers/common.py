@@ -32,7 +32,7 @@ async def start(message: Message, command: CommandObject, service: GameService, 
 async def migrated(message: Message, service: GameService) -> None:
     """A group that became a supergroup keeps its game (Telegram moves it to a new id)."""
     assert message.migrate_to_chat_id is not None
-    await service.repos.chats.migrate_to_chat_id(message.chat.id, message.migrate_to_chat_id)
+    await service.migrate_chat(message.chat.id, message.migrate_to_chat_id)
 
 
 async def help_(message: Message, service: GameService, lang: str) -> None:
@@ -80,9 +80,9 @@ async def set_lang(
         return
     if message.chat.type == "private":
         assert message.from_user is not None
-        await service.repos.users.set_lang(message.from_user.id, wanted)
+        await service.set_user_lang(message.from_user.id, wanted)
     else:
-        await service.repos.chats.set_lang(message.chat.id, wanted)
+        await service.set_chat_lang(message.chat.id, wanted)
     await message.answer(service.t(wanted, "common.lang_set"))
 
 

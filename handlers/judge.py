@@ -475,7 +475,7 @@ async def replace_player(
         if game is not None and game.status is GameStatus.LOBBY:
             async with service.lock(game.game_id):
                 await service.repos.lobby.leave(game.game_id, out)
-                await refresh_lobby(service, game, bot)
+            await refresh_lobby(service, game, bot)
     await message.answer(
         service.t(lang, "replace.done", code=group.code, out=escape(parts[1]), sub=escape(parts[2]))
     )

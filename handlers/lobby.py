@@ -80,16 +80,37 @@ async def lobby_view(service: GameService, game: Game, bot: Bot) -> tuple[str, B
 
 
 async def refresh_lobby(service: GameService, game: Game, bot: Bot) -> None:
+    """Edit the lobby post to show who is in now.
+
+    A burst of joins shares edits: while one edit is on its way (an edit is cosmetic, so
+    it may wait for the group's window), a later change only marks the post stale, and
+    the edit under way is followed by one more with the list as it is then. Callers do
+    not hold the game's lock meanwhile, so a join never waits for another's edit.
+    """
     if game.lobby_message_id is None:
         return
-    text, button = await lobby_view(service, game, bot)
-    with contextlib.suppress(TelegramBadRequest):  # the lobby post was deleted: no harm
-        await bot.edit_message_text(
-            chat_id=game.chat_id,
-            message_id=game.lobby_message_id,
-            text=text,
-            reply_markup=markup(((button,),)),
-        )
+    stale = service.stale_lobbies
+    if game.game_id in stale:  # an edit is under way: it goes again after
+        stale[game.game_id] = True
+        return
+    stale[game.game_id] = True
+    shown = None
+    try:
+        while stale[game.game_id]:
+            stale[game.game_id] = False
+            text, button = await lobby_view(service, game, bot)
+            if text == shown:
+                continue  # the edit just made already showed that change
+            shown = text
+            with contextlib.suppress(TelegramBadRequest):  # the lobby post was deleted: no harm
+                await bot.edit_message_text(
+                    chat_id=game.chat_id,
+                    message_id=game.lobby_message_id,
+                    text=text,
+                    reply_markup=markup(((button,),)),
+                )
+    finally:
+        del stale[game.game_id]
 
 
 async def newgame(
@@ -135,8 +156,6 @@ async def join_from_private(
     nick = message.from_user.first_name
     async with service.lock(game_id):  # joins one at a time: room is checked, lists differ
         joined = await service.join(game, message.from_user.id, nick)
-        if joined:
-            await refresh_lobby(service, game, message.bot)
     chat = await service.repos.chats.get(game.chat_id)
     title = escape(chat.title or "") if chat else ""
     if not joined:
@@ -149,6 +168,7 @@ async def join_from_private(
         await message.answer(service.t(lang, key, title=title))
     else:
         await message.answer(service.t(lang, "lobby.joined", title=title, game=game_id))
+        await refresh_lobby(service, game, message.bot)  # the player hears first
     await service.retry_waiting_begins(message.from_user.id)
 
 
@@ -160,8 +180,8 @@ async def join_in_group(message: Message, bot: Bot, service: GameService, lang: 
         return
     async with service.lock(game.game_id):
         joined = await service.join(game, message.from_user.id, message.from_user.first_name)
-        if joined:
-            await refresh_lobby(service, game, bot)
+    if joined:
+        await refresh_lobby(service, game, bot)
     if not joined:
         await message.answer(service.t(lang, "lobby.cannot_join"))
 
@@ -174,8 +194,8 @@ async def leave(message: Message, bot: Bot, service: GameService, lang: str) -> 
         return
     async with service.lock(game.game_id):
         left = await service.repos.lobby.leave(game.game_id, message.from_user.id)
-        if left:
-            await refresh_lobby(service, game, bot)
+    if left:
+        await refresh_lobby(service, game, bot)
     if not left:
         await message.answer(service.t(lang, "lobby.not_in"))
 
@@ -202,8 +222,8 @@ async def present(
     )
     async with service.lock(game.game_id):
         joined = await service.join(game, query.from_user.id, nick)
-        if joined:
-            await refresh_lobby(service, game, bot)
+    if joined:
+        await refresh_lobby(service, game, bot)
     await query.answer(service.t(lang, "lobby.present" if joined else "lobby.already_present"))
     await service.retry_waiting_begins(query.from_user.id)
 

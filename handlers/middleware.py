@@ -30,11 +30,9 @@ class KnowTheSender(BaseMiddleware):
         else:
             chat = None
         if user is not None and not user.is_bot:
-            await service.repos.users.upsert(
-                user.id, first_name=user.first_name, username=user.username
-            )
+            await service.saw_user(user.id, user.first_name, user.username)
         if chat is not None:
-            await service.repos.chats.upsert(chat.id, type=ChatType(chat.type), title=chat.title)
+            await service.saw_chat(chat.id, ChatType(chat.type), chat.title)
         if chat is not None and chat.type != "private":
             data["lang"] = await service.chat_lang(chat.id)
         elif user is not None:
@@ -61,12 +59,15 @@ class OncePerUpdate(BaseMiddleware):
         service: GameService = data["service"]
         if not isinstance(event, Update):
             return await handler(event, data)
-        if await service.repos.processed.has_update(event.update_id):
+        if not await service.updates.take(event.update_id):
             return None
         token = CURRENT_UPDATE.set(event.update_id)
         try:
             result = await handler(event, data)
+        except BaseException:
+            service.updates.release(event.update_id)
+            raise
         finally:
             CURRENT_UPDATE.reset(token)
-        await service.repos.processed.mark_update(event.update_id, now=service.clock.now())
+        await service.updates.finish(event.update_id, now=service.clock.now())
         return result

@@ -17,8 +17,10 @@ uses the database, both wait forever.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from types import TracebackType
@@ -28,6 +30,9 @@ import aiosqlite
 
 from storage.errors import StorageError
 from storage.migrations import MIGRATIONS, Migration, apply_migrations
+
+log = logging.getLogger(__name__)
+SLOW_COMMIT = 0.25  # seconds
 
 # What a statement parameter may be: the types SQLite stores without adapters.
 SqlValue: TypeAlias = int | float | str | bytes | None
@@ -119,7 +124,11 @@ class Database:
             self._holder = asyncio.current_task()
             try:
                 yield
+                began = time.monotonic()
                 await self._connection.execute("COMMIT")
+                took = time.monotonic() - began
+                if took > SLOW_COMMIT:  # every game waits meanwhile: a slow disk shows here
+                    log.warning("a commit took %.2f s", took)
             except BaseException:
                 if self._connection.in_transaction:
                     await self._connection.execute("ROLLBACK")

@@ -25,6 +25,11 @@ class ProcessedRepository:
         )
         return changed > 0
 
+    async def latest_update(self) -> int | None:
+        """The highest update id marked handled, None if none is."""
+        row = await self._db.fetch_one("SELECT max(update_id) AS latest FROM processed_updates")
+        return None if row is None or row["latest"] is None else int(row["latest"])
+
     async def has_update(self, update_id: int) -> bool:
         """Whether the update was handled: a cheap check before doing any work for it."""
         row = await self._db.fetch_one(

@@ -115,11 +115,11 @@ class Run:
 
     def state(self) -> dict[str, Any] | None:
         with contextlib.closing(sqlite3.connect(f"file:{self.database}?mode=ro", uri=True)) as db:
+            # The latest game: still None while it is in the lobby.
             row = db.execute(
-                "SELECT state_json FROM games WHERE state_json IS NOT NULL "
-                "ORDER BY game_id DESC LIMIT 1"
+                "SELECT state_json FROM games ORDER BY game_id DESC LIMIT 1"
             ).fetchone()
-        return json.loads(row[0]) if row else None
+        return json.loads(row[0]) if row and row[0] else None
 
     async def press(
         self,
@@ -281,10 +281,16 @@ async def play_one_game(
     await host.send(group, "/begin")
     await asyncio.sleep(0.01)
     await run.kill()  # during the deal
+    begun = time.monotonic()
     done: set[tuple[int, int, str]] = set()
     last_kill = time.monotonic()
     while True:
         state = run.state()
+        if state is None and time.monotonic() - begun > 2.0:
+            # The bot took /begin from Telegram and died before dealing: Telegram does not
+            # send an update twice once it was fetched, so the Host says it again.
+            await host.send(group, "/begin")
+            begun = time.monotonic()
         if state is not None and state["phase"] in ("over", "aborted"):
             return state
         point = next((p for p in points if due(p, state)), None)

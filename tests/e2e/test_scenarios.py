@@ -95,6 +95,30 @@ async def test_N3_mafia_picks_that_disagree_are_a_miss(table: Table) -> None:
     assert verdict == f"🔎 {table.label(suspect)} is mafia."  # N2: the exact answer
 
 
+@pytest.mark.rule("N3")
+async def test_N3_a_partners_pick_is_added_to_the_kill_message_not_sent_anew(table: Table) -> None:
+    state = await table.wait_for(at(Phase.NIGHT, 1))
+    first, second, *rest = state.living_mafia()
+    victim = next(s for s in state.living() if state.roles[s] is Role.CIVILIAN)
+    partner = table.person(second)
+    before = len(partner.inbox())
+    await table.night_pick(first, victim)
+    # Message economy: the partner's kill message shows the pick; nothing new is sent.
+    assert len(partner.inbox()) == before
+    kill = table.latest(partner.inbox(), "n:")
+    assert kill is not None
+    assert f"🔪 {table.label(first)} picks {table.label(victim)}." in kill.content
+    await table.restart()  # the kill message's id is forgotten with the process
+    await table.night_pick(second, victim)
+    line = f"🔪 {table.label(second)} picks {table.label(victim)}."
+    assert table.person(first).inbox()[-1].content == line  # so the pick comes on its own
+    assert kill.buttons(), "the night goes on: the keyboard stays"
+    for mafioso in rest:
+        await table.night_pick(mafioso, victim)
+    state = await table.wait_for(at(Phase.LAST_WORDS, 1))
+    assert state.seats[victim].left is Cause.KILL
+
+
 @pytest.mark.rule("N6")
 async def test_N6_an_agreed_kill_is_announced_in_the_morning(table: Table) -> None:
     state = await table.wait_for(at(Phase.NIGHT, 1))

@@ -1,0 +1,397 @@
+"""`python -m bot.bench` (`make bench`): the bot under the load of many games, measured.
+
+The sandbox Bot API and the simulated players run in this process, on one CPU; the bot
+(`python -m bot run`, with a generated config that points it at the sandbox and keeps
+its database in a temporary folder) runs as its own process on the other CPU. Phases:
+
+1. pace: whole 16-player games at the default timers on the virtual clock (`open_table`
+   and `Crowd`), to learn how many updates per second one game makes;
+2. games: the bot under the load of `--games` games at that pace, played by tables of
+   sixteen over HTTP with timers scaled by `--scale` (so 400 games are 400 x scale
+   tables), then with more and more tables until p99 passes `--p99-limit` in two steps
+   in a row;
+3. bare: a bare aiogram bot (`bot.bench.bare`) under the same rate and mix of updates,
+   then faster and faster until its p99 passes the limit likewise: the framework's floor;
+4. restart: `--restart-games` unfinished games stored, the bot started on them and timed
+   until it logs "resumed N running games", then those games played for a while.
+
+Everything measured, each figure beside its target and its baseline, is printed at the
+end. `python -m bot.bench --help` lists the knobs; the defaults take about 7 minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import math
+import os
+import platform
+import sqlite3
+import sys
+import time
+from collections import Counter
+
+from bot.bench import run as phases
+from bot.bench.probe import OVERALL_WINDOW, Window, percentile
+from bot.bench.procs import pin_to
+
+PHASES = ("pace", "games", "bare", "restart")
+
+
+def _floats(text: str) -> list[float]:
+    return [float(part) for part in text.split(",") if part.strip()]
+
+
+def arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m bot.bench",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add = parser.add_argument
+    add("--phases", default=",".join(PHASES), help="which phases to run (comma-separated)")
+    add("--games", type=int, default=400, help="the load, in games at the default pace")
+    add("--scale", type=float, default=0.05, help="timers x this (0.05: 1 s is 50 ms)")
+    add("--warmup", type=float, default=30, help="seconds for the first tables to start")
+    add("--measure", type=float, default=60, help="seconds measured at the --games load")
+    add(
+        "--ramp",
+        type=_floats,
+        default=[1.5, 2, 2.5, 3, 4, 5, 6, 8],
+        help="then x these many tables, in turn",
+    )
+    add("--step-warmup", type=float, default=10, help="seconds before each step is measured")
+    add("--step", type=float, default=20, help="seconds measured per step")
+    add("--bare-measure", type=float, default=20, help="seconds of the bare bot at our load")
+    add(
+        "--bare-rates",
+        type=_floats,
+        default=[200, 400, 600, 800, 1000, 1200, 1400, 1700, 2000],
+        help="updates/s the bare bot is then driven at, in turn",
+    )
+    add("--bare-warmup", type=float, default=2, help="seconds before each bare step")
+    add("--bare-step", type=float, default=8, help="seconds measured per bare step")
+    add("--restart-games", type=int, default=500, help="unfinished games at the restart")
+    add("--restart-scale", type=float, default=1.0, help="their timers x this")
+    add("--restart-play", type=float, default=45, help="seconds they are played after it")
+    add("--pace-games", type=int, default=2, help="games played to measure the pace")
+    add("--p99-limit", type=float, default=250, help="ms: the p99 that bounds the ramps")
+    add("--seed", type=int, default=1)
+    add("--no-pin", action="store_true", help="let the OS place the processes on the CPUs")
+    add(
+        "--stock-runtime",
+        action="store_true",
+        help="run the bot without bot.runtime's savings (uvloop, orjson, kept models, frozen GC)",
+    )
+    opts = parser.parse_args(argv)
+    opts.phases = [p.strip() for p in opts.phases.split(",") if p.strip()]
+    unknown = set(opts.phases) - set(PHASES)
+    if unknown:
+        parser.error(f"unknown phases {sorted(unknown)}; choose from {', '.join(PHASES)}")
+    two = len(os.sched_getaffinity(0)) > 1 and not opts.no_pin
+    opts.bot_cpu, opts.driver_cpu = (1, 0) if two else (None, None)
+    return opts
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+async def bench(opts: argparse.Namespace) -> int:
+    began = time.perf_counter()
+    pin_to(opts.driver_cpu)
+    # The sandbox keeps every message of the run; a full collection walking all that
+    # would stall it and be measured as the bot's latency. Collect between phases only.
+    gc.disable()
+    header(opts)
+    pace: phases.Pace | None = None
+    games: phases.LoadRun | None = None
+    bare: phases.LoadRun | None = None
+    restart: phases.Restart | None = None
+    if "pace" in opts.phases or "games" in opts.phases or "bare" in opts.phases:
+        say(f"[pace] {opts.pace_games} games of 16 at the default timers, virtual clock")
+        pace = await phases.measure_pace(opts.pace_games, opts.seed)
+        say(
+            f"  {pace.updates} updates in {pace.virtual_seconds:.0f} s of game time: "
+            f"{pace.per_game:.4f} updates/s per game"
+        )
+    if "games" in opts.phases:
+        assert pace is not None
+        gc.collect()
+        say(
+            f"[games] the bot, {opts.games} games' load = {opts.games * pace.per_game:.1f} "
+            f"updates/s, timers x{opts.scale:g}"
+        )
+        games = await phases.run_games(opts, pace, say)
+    if "bare" in opts.phases:
+        assert pace is not None
+        rate = games.main.window.rate if games else opts.games * pace.per_game
+        mix = games.main.window.kinds if games else pace.kinds
+        say(f"[bare] a bare aiogram bot, {rate:.1f} updates/s in the same mix, then more")
+        gc.collect()
+        bare = await phases.run_bare(opts, rate, mix, say)
+    if "restart" in opts.phases:
+        say(f"[restart] {opts.restart_games} unfinished games, timers x{opts.restart_scale:g}")
+        gc.collect()
+        restart = await phases.run_restart(opts, say)
+    report(opts, pace, games, bare, restart)
+    say(f"\n(the benchmark took {time.perf_counter() - began:.0f} s)")
+    return 0
+
+
+def header(opts: argparse.Namespace) -> None:
+    import aiogram
+    import pydantic
+
+    where = (
+        f"the bot on CPU {opts.bot_cpu}, the sandbox and the players on CPU {opts.driver_cpu}"
+        if opts.bot_cpu is not None
+        else "processes not pinned"
+    )
+    say(
+        f"Mafia Table benchmark: {os.cpu_count()} CPUs ({where}); Python "
+        f"{platform.python_version()}, aiogram {aiogram.__version__}, pydantic "
+        f"{pydantic.VERSION}, SQLite {sqlite3.sqlite_version}; the bot's runtime: "
+        f"{'stock (--stock-runtime)' if opts.stock_runtime else 'bot.runtime (uvloop, orjson)'}"
+        "; the bare bot: stock aiogram"
+    )
+
+
+# --- the report -------------------------------------------------------------------------------
+
+
+def ms(value: float) -> str:
+    return "—" if math.isnan(value) else f"{value * 1000:.1f}"
+
+
+def latencies(w: Window) -> str:
+    return f"{ms(w.p(50))} / {ms(w.p(95))} / {ms(w.p(99))}"
+
+
+def verdict(ok: bool | None) -> str:
+    return "" if ok is None else ("  ok" if ok else "  MISSED")
+
+
+class Table:
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, str, str, str, str]] = []
+
+    def add(self, what: str, ours: str, target: str, baseline: str, ok: bool | None = None) -> None:
+        self.rows.append((what, ours, target, baseline, verdict(ok)))
+
+    def note(self, text: str) -> None:
+        self.rows.append((text, "", "", "", ""))
+
+    def print(self) -> None:
+        head = ("", "the bot", "target", "baseline: bare aiogram", "")
+        rows = [r for r in self.rows if r[1:] != ("", "", "", "")]
+        widths = [max(len(r[i]) for r in (*rows, head)) for i in range(4)]
+        for row in (head, *self.rows):
+            if row[1:] == ("", "", "", "") and row is not head:
+                say(f"  {row[0]}")
+                continue
+            cells = [row[0].ljust(widths[0])] + [row[i].rjust(widths[i]) for i in (1, 2, 3)]
+            say("  " + "   ".join(cells) + row[4])
+
+
+def report(
+    opts: argparse.Namespace,
+    pace: phases.Pace | None,
+    games: phases.LoadRun | None,
+    bare: phases.LoadRun | None,
+    restart: phases.Restart | None,
+) -> None:
+    limit = opts.p99_limit / 1000
+    say("\nResults")
+    if pace is not None:
+        share = Counter({k: v / max(1, pace.updates) for k, v in pace.kinds.items()})
+        mix = ", ".join(f"{k} {v:.0%}" for k, v in share.most_common())
+        say(
+            f"  Pace of a game: {pace.per_game:.4f} updates/s per 16-player game at the "
+            f"default timers ({pace.games} games, {pace.updates} updates, "
+            f"{pace.virtual_seconds:.0f} s of game time; {pace.calls} bot calls; {mix})."
+        )
+        say(
+            f"  {opts.games} games at that pace = {opts.games * pace.per_game:.1f} updates/s, "
+            f"played as {round(opts.games * opts.scale)} tables with every timer "
+            f"x{opts.scale:g}."
+        )
+        hours = pace.virtual_seconds / 3600
+        order = (
+            "group messages", "group edits", "private messages", "private edits",
+            "deletions", "pins", "button answers", "other calls",
+        )  # fmt: skip
+        economy = ", ".join(
+            f"{kind} {pace.outgoing[kind] / hours:.0f}" for kind in order if pace.outgoing[kind]
+        )
+        say(
+            f"  Message economy of one 16-player game, per hour of play at the default "
+            f"timers: {economy}; a game lasts {pace.virtual_seconds / pace.games / 60:.0f} min."
+        )
+        overall = OVERALL_WINDOW[0] / OVERALL_WINDOW[1]
+        say(
+            f"  A game makes the bot send {pace.messages_per_game:.4f} messages/s, so "
+            f"{opts.games} games need {opts.games * pace.messages_per_game:.1f}/s; Telegram's "
+            f"{overall:.0f}/s overall limit allows {overall / pace.messages_per_game:.0f} games."
+        )
+    table = Table()
+    if games is not None:
+        m, b = games.main, bare.main if bare else None
+        target_rate = opts.games * pace.per_game if pace else math.nan
+        table.add(
+            f"updates handled per second ({opts.games} games)",
+            f"{m.window.rate:.1f}",
+            f"{target_rate:.1f} offered",
+            f"{b.window.rate:.1f}" if b else "—",
+        )
+        table.add(
+            "latency p50 / p95 / p99, ms",
+            latencies(m.window),
+            "p99 < 100",
+            latencies(b.window) if b else "—",
+            m.window.p(99) < 0.100,
+        )
+        held = m.window.held
+        every = [*m.window.latencies, *held]
+        table.note(
+            f"  ({len(m.window.latencies)} answers timed; {len(held)} more, held back by the "
+            f"bot's own flood pacing, are left out: p99 of all {len(every)} "
+            f"{ms(percentile(every, 99))} ms; {m.window.unanswered} got no answer)"
+        )
+        kinds = ", ".join(
+            f"{kind} {ms(percentile(values, 99))} ms (of {len(values)})"
+            for kind, values in m.window.by_kind.items()
+        )
+        table.note(f"  (p99 by kind: {kinds})")
+        ratio = m.cpu_per_1000 / b.cpu_per_1000 if b else math.nan
+        table.add(
+            "CPU seconds per 1000 updates",
+            f"{m.cpu_per_1000:.2f}",
+            f"<= {2 * b.cpu_per_1000:.2f} (2x)" if b else "<= 2x bare",
+            f"{b.cpu_per_1000:.2f}" if b else "—",
+            ratio <= 2 if b else None,
+        )
+        if b:
+            table.add("  ours / the bare bot's", f"{ratio:.1f}x", "<= 2x", "1x", ratio <= 2)
+        table.add(
+            f"CPU, share of one core ({opts.games} games)",
+            f"{m.cpu_share:.0%}",
+            "< 25%",
+            f"{b.cpu_share:.0%}" if b else "—",
+            m.cpu_share < 0.25,
+        )
+        table.add(
+            f"peak memory (VmHWM) after the {opts.games}-game window, MB",
+            f"{games.main_peak_mb:.0f}",
+            "",
+            f"{bare.main_peak_mb:.0f}" if bare else "—",
+        )
+        table.add(
+            "games finished",
+            f"{games.finished}",
+            "",
+            f"of {games.started} begun",
+        )
+        errors = sum(games.errors.values())
+        table.add(
+            "errors (calls the sandbox refused)",
+            f"{errors}",
+            "0",
+            f"{sum(bare.errors.values())}" if bare else "—",
+            errors == 0,
+        )
+        for what, count in games.errors.most_common(3):
+            table.note(f"  {count} x {what}")
+        chats = games.violations["group"] + games.violations["private"]
+        table.add(
+            f"flood-limit violations per chat (x{opts.scale:g} windows)",
+            f"{chats}",
+            "0",
+            "—",
+            chats == 0,
+        )
+        table.note(
+            f"  (of {games.sends} messages sent: group 20/min {games.violations['group']}, "
+            f"private 1/s {games.violations['private']}; overall "
+            f"{OVERALL_WINDOW[0]}/s, unscaled: {games.violations['overall']} over)"
+        )
+        if games.log_errors:
+            table.add("errors in the bot's log", f"{games.log_errors}", "0", "", False)
+        best, best_bare = games.best(limit), bare.best(limit) if bare else None
+        if best is not None:
+            ratio = best.window.rate / best_bare.window.rate if best_bare else math.nan
+            table.add(
+                f"highest load with p99 < {opts.p99_limit:g} ms, updates/s",
+                f"{best.window.rate:.1f}",
+                "",
+                f"{best_bare.window.rate:.1f}" if best_bare else "—",
+            )
+            table.add(
+                "  as a ratio of the bare bot's",
+                f"{ratio:.2f}",
+                "",
+                "1",
+            )
+            equivalent = best.window.rate / pace.per_game if pace else math.nan
+            table.note(
+                f"  (ours at {best.games} tables = {equivalent:.0f} games at the default pace: "
+                f"p99 {ms(best.window.p(99))} ms, CPU {best.cpu_share:.0%})"
+            )
+            last = games.ramp[-1] if games.ramp else games.main
+            if last is not best:
+                table.note(
+                    f"  (next step, {last.games} tables: {last.window.rate:.1f} updates/s, "
+                    f"p99 {ms(last.window.p(99))} ms, CPU {last.cpu_share:.0%})"
+                )
+    elif bare is not None:
+        table.add("bare bot at the offered load, updates/s", f"{bare.main.window.rate:.1f}", "", "")
+    if restart is not None:
+        table.add(
+            f"restart with {restart.games} unfinished games: until all re-armed, s",
+            f"{restart.to_resumed:.2f}",
+            "< 5",
+            f"{restart.to_first_call:.2f} to 1st call",
+            restart.to_resumed < 5 and restart.resumed == restart.games,
+        )
+        table.note(
+            f'  ("resumed {restart.resumed} running games"; from process start: '
+            f"{restart.to_first_call:.2f} s to the first Bot API call, then "
+            f"{restart.to_resumed - restart.to_first_call:.2f} s to re-arm them; every group "
+            f"had a message from the bot again {restart.to_announced:.1f} s after the start)"
+        )
+        w = restart.play.window
+        table.add(
+            f"peak memory with {restart.games} games in the database, MB",
+            f"{restart.peak_mb:.0f}",
+            "< 300",
+            f"{bare.main_peak_mb:.0f}" if bare else "—",
+            restart.peak_mb < 300,
+        )
+        if bare is not None:
+            table.note(
+                f"  (the bare bot's peak over its whole run, overload included: "
+                f"{bare.peak_mb:.0f} MB)"
+            )
+        table.note(
+            f"  (then those games played {opts.restart_play:g} s, timers x{opts.restart_scale:g}: "
+            f"{w.rate:.1f} updates/s, p50/p95/p99 "
+            f"{latencies(w)} ms, CPU {restart.play.cpu_share:.0%}, "
+            f"{sum(restart.errors.values())} refused calls)"
+        )
+    if bare is not None:
+        most = max((bare.main, *bare.ramp), key=lambda s: s.window.rate)
+        table.note(
+            f"the bare bot's busiest step: {most.window.rate:.0f} updates/s, "
+            f"CPU {most.cpu_share:.0%}, {most.cpu_per_1000:.2f} CPU s per 1000 updates"
+        )
+    table.print()
+
+
+def main(argv: list[str] | None = None) -> int:
+    opts = arguments(argv)
+    return asyncio.run(bench(opts))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

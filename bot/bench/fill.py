@@ -1,0 +1,123 @@
+"""A database with many running games, made in-process through the game service.
+
+For the restart benchmark: every table's lobby is filled and the game begun through
+`GameService` itself (so the rows are exactly what the bot writes), on a clock that
+follows the wall clock, with the messages going nowhere. Then each game is moved on by
+a few speakers passing, so the games stand at different seats and phases (Day 0 or
+Night 0) when the bot comes back.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
+
+from bot.bench.players import Seating, Tables
+from bot.clock import VirtualClock, VirtualTimers, WallClock
+from bot.i18n import Texts
+from bot.render import Outgoing, Post
+from bot.rules.actions import Pass
+from bot.rules.roles import Role
+from bot.rules.settings import GameSettings
+from bot.rules.state import GameState
+from bot.sender import Delivery, Remembered, Sender
+from bot.service import GameService
+from storage.chats import ChatType
+from storage.db import Database
+from storage.repositories import Repositories
+
+
+class _Nowhere:
+    """A Sender that sends nothing and reports everything sent."""
+
+    def __init__(self) -> None:
+        self.remembered: dict[tuple[int, str], Remembered] = {}
+        self._message_id = 1_000_000
+
+    async def deliver(self, game_id: int, items: Sequence[Outgoing]) -> Delivery:
+        delivery = Delivery()
+        for index, item in enumerate(items):
+            if isinstance(item, Post):
+                self._message_id += 1
+                delivery.sent[index] = self._message_id
+        return delivery
+
+
+@dataclass
+class Filled:
+    """One game as the fill left it, for the players to pick up after the restart."""
+
+    table: int
+    game_id: int
+    seating: Seating
+    speaker: int | None  # user id of the speaker, if the game is in a speech
+
+
+async def fill(path: Path, tables: Tables, settings: GameSettings, seed: int = 1) -> list[Filled]:
+    rng = random.Random(seed)
+    database = await Database.open(path)
+    repos = Repositories.of(database)
+    clock = WallClock()
+    service = GameService(
+        repos,
+        clock,
+        VirtualTimers(VirtualClock()),  # never fired: the restarted bot arms its own
+        Texts("en"),
+        cast(Sender, _Nowhere()),
+        settings,
+        lambda: secrets.token_hex(16),
+    )
+    filled = []
+    try:
+        for index, group in enumerate(tables.groups):
+            host, players = tables.hosts[index], tables.players[index]
+            await repos.chats.upsert(group.id, type=ChatType.SUPERGROUP, title=group.title)
+            for person in (host, *players):
+                await repos.users.upsert(
+                    person.id, first_name=person.first_name, username=person.username
+                )
+            for person in players:
+                await repos.users.set_started(person.id, True)
+            game = await service.open_lobby(group.id, host.id)
+            for person in players:
+                await repos.lobby.join(
+                    game.game_id, person.id, nick=person.first_name, now=clock.now()
+                )
+            outcome = await service.begin(game)
+            assert outcome.started, f"game {game.game_id} did not begin: {outcome}"
+            # Up to a whole Day 0 of passes: some games reach Night 0.
+            for _ in range(rng.randint(0, len(players))):
+                state = service.cached_state(game.game_id)
+                if state is None or state.speaker is None:
+                    break
+                await service.act(game.game_id, Pass(state.speaker))
+            state = service.cached_state(game.game_id)
+            assert state is not None
+            filled.append(Filled(index, game.game_id, _seating(state), _speaker(state)))
+    finally:
+        await database.close()
+    return filled
+
+
+def _seating(state: GameState) -> Seating:
+    seating = Seating()
+    for seat, player in state.seats.items():
+        seating.seat_of[player.user_id] = seat
+        if state.is_alive(seat):
+            seating.living.add(player.user_id)
+        role = state.roles[seat]
+        if role is Role.MAFIA:
+            seating.mafia.add(player.user_id)
+        elif role is Role.COMMISSIONER:
+            seating.commissioner = player.user_id
+    return seating
+
+
+def _speaker(state: GameState) -> int | None:
+    if not state.in_speech or state.speaker is None:
+        return None
+    return state.seats[state.speaker].user_id

@@ -1,0 +1,97 @@
+"""What the bot's process does to run lean: measured by `make bench`, see the README.
+
+- uvloop runs the event loop (where it is installed: Linux and macOS), orjson decodes
+  and encodes the Bot API's JSON. Both cut the CPU each update costs.
+- aiogram parametrizes a pydantic model for every answer it reads (`Response[Message]`
+  and the like); pydantic keeps those classes only weakly, so after a garbage
+  collection the next call builds its class again, which costs milliseconds. A request
+  middleware holds on to each one the bot has used.
+- After start-up, `gc.freeze()` moves what is alive then (modules, aiogram's and
+  pydantic's schemas, the resumed games) out of the collector's reach, so that a full
+  collection does not walk it again: such a walk stalls every game for tens of ms.
+
+`MAFIA_STOCK_RUNTIME=1` in the environment turns all of it off, to measure what it is
+worth (`python -m bot.bench --stock-runtime`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import importlib
+import json
+import os
+from collections.abc import Callable
+from typing import Any
+
+from aiogram import Bot
+from aiogram.client.session.middlewares.base import (
+    BaseRequestMiddleware,
+    NextRequestMiddlewareType,
+)
+from aiogram.methods import Response, TelegramMethod
+from aiogram.methods.base import TelegramType
+
+STOCK = "MAFIA_STOCK_RUNTIME"
+
+
+def stock() -> bool:
+    return os.environ.get(STOCK, "") not in ("", "0")
+
+
+def _optional(name: str) -> Any:
+    if stock():
+        return None
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop, or None for asyncio's own."""
+    uvloop = _optional("uvloop")
+    return None if uvloop is None else uvloop.new_event_loop
+
+
+def json_codec() -> tuple[Callable[..., Any], Callable[..., str]]:
+    """`json_loads` and `json_dumps` for aiogram's session: orjson's, or the standard ones."""
+    orjson = _optional("orjson")
+    if orjson is None:
+        return json.loads, json.dumps
+
+    def dumps(value: Any) -> str:
+        return str(orjson.dumps(value).decode())
+
+    return orjson.loads, dumps
+
+
+class KeepResponseModels(BaseRequestMiddleware):
+    """Holds `Response[T]` for every kind of call made, so pydantic keeps it built."""
+
+    def __init__(self) -> None:
+        self._kept: dict[type, object] = {}
+
+    async def __call__(
+        self,
+        make_request: NextRequestMiddlewareType[TelegramType],
+        bot: Bot,
+        method: TelegramMethod[TelegramType],
+    ) -> Response[TelegramType]:
+        kind = type(method)
+        if kind not in self._kept:
+            self._kept[kind] = Response[method.__returning__]  # type: ignore[name-defined]
+        return await make_request(bot, method)
+
+
+def tune(bot: Bot) -> None:
+    """Install the request-side savings on `bot` (nothing with MAFIA_STOCK_RUNTIME)."""
+    if not stock():
+        bot.session.middleware(KeepResponseModels())
+
+
+def freeze_start_up() -> None:
+    """Everything alive after start-up stays: let the collector skip it from now on."""
+    if not stock():
+        gc.collect()
+        gc.freeze()
