@@ -318,6 +318,10 @@ def report(
         )
         if games.log_errors:
             table.add("errors in the bot's log", f"{games.log_errors}", "0", "", False)
+        if games.log_warnings:
+            table.note(f"  ({games.log_warnings} warnings in the bot's log; the latest:)")
+            for line in games.problems[-3:]:
+                table.note(f"    {line[:150]}")
         best, best_bare = games.best(limit), bare.best(limit) if bare else None
         if best is not None:
             ratio = best.window.rate / best_bare.window.rate if best_bare else math.nan
