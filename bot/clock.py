@@ -53,6 +53,9 @@ class WallClock:
             await asyncio.sleep(delay)
 
 
+MAX_RUNNING = 100  # runs of one timer job at once (see SchedulerTimers.arm)
+
+
 class SchedulerTimers:
     """Timers on APScheduler 3: one date job per game and kind, re-armed from the database."""
 
@@ -86,6 +89,11 @@ class SchedulerTimers:
             replace_existing=True,
             misfire_grace_time=None,  # a deadline that passed while we were down fires at once
             coalesce=True,
+            # A timeout re-arms its own job id for the next turn while it still runs (its
+            # messages may wait for a flood window); with APScheduler's default of one
+            # instance, a next deadline due by then would be skipped and the game would
+            # stall. Runs of one game are serialized by its lock and stale ones refused.
+            max_instances=MAX_RUNNING,
         )
         self._armed[job] = (step, when)
 
