@@ -9,6 +9,7 @@ from aiogram.types import Message
 from bot.i18n import LANGUAGES
 from bot.render import label
 from bot.service import GameService
+from handlers.filters import IN_PRIVATE, Is
 from handlers.lobby import join_from_private
 
 
@@ -88,8 +89,8 @@ async def set_lang(
 
 def make_router() -> Router:
     router = Router(name="common")
-    router.message.register(migrated, F.migrate_to_chat_id)
-    router.message.register(start, CommandStart(), F.chat.type == "private")
+    router.message.register(migrated, Is(F.migrate_to_chat_id))
+    router.message.register(start, CommandStart(), IN_PRIVATE)
     router.message.register(help_, CommandStart())  # /start in a group: the group's commands
     router.message.register(help_, Command("help"))
     router.message.register(rules, Command("rules"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aiogram import F, Router
+from aiogram import Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, Message
 
@@ -11,6 +11,7 @@ from bot.rules.actions import Nominate, Pass, PlayerAction
 from bot.rules.errors import RuleError
 from bot.service import GameService
 from handlers.buttons import press
+from handlers.filters import IN_GROUP
 
 
 async def turn_button(
@@ -59,6 +60,6 @@ async def nominate(
 def make_router() -> Router:
     router = Router(name="day")
     router.callback_query.register(turn_button, TurnCb.filter())
-    router.message.register(pass_turn, Command("pass"), F.chat.type.in_({"group", "supergroup"}))
-    router.message.register(nominate, Command("nominate"), F.chat.type.in_({"group", "supergroup"}))
+    router.message.register(pass_turn, Command("pass"), IN_GROUP)
+    router.message.register(nominate, Command("nominate"), IN_GROUP)
     return router

@@ -26,6 +26,7 @@ from aiogram.types import (
 from bot.render import label
 from bot.rules.events import Phase
 from bot.service import GameService
+from handlers.filters import IN_GROUP, IN_PRIVATE, Is
 from handlers.lobby import REQUIRED_RIGHTS
 
 log = logging.getLogger(__name__)
@@ -136,13 +137,9 @@ async def rights_changed(update: ChatMemberUpdated, bot: Bot, service: GameServi
 
 def make_router() -> Router:
     router = Router(name="guard")
-    router.message.register(
-        private_only, F.chat.type.in_({"group", "supergroup"}), Command(*PRIVATE_ONLY)
-    )
-    router.message.register(
-        keep_order, F.chat.type.in_({"group", "supergroup"}), F.content_type.in_(SPEECH)
-    )
-    router.message.register(unknown_in_private, F.chat.type == "private", F.text.startswith("/"))
+    router.message.register(private_only, IN_GROUP, Command(*PRIVATE_ONLY))
+    router.message.register(keep_order, IN_GROUP, Is(F.content_type.in_(SPEECH)))
+    router.message.register(unknown_in_private, IN_PRIVATE, Is(F.text.startswith("/")))
     router.callback_query.register(unknown_button)
-    router.my_chat_member.register(rights_changed, F.chat.type.in_({"group", "supergroup"}))
+    router.my_chat_member.register(rights_changed, IN_GROUP)
     return router

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aiogram import Bot, F, Router
+from aiogram import Bot, Router
 from aiogram.filters import Command, CommandObject, Filter
 from aiogram.types import CallbackQuery, Message
 
@@ -24,6 +24,7 @@ from bot.sender import markup
 from bot.service import GameService
 from bot.tournament.record import tournament_penalty
 from bot.tournaments import TournamentService
+from handlers.filters import IN_GROUP
 from storage.games import GameStatus
 
 HOST_COMMANDS = ("begin", "pause", "resume", "skip", "extend", "warn", "remove", "stop", "host")
@@ -284,7 +285,7 @@ def _number(text: str | None) -> int | None:
 
 def host_router() -> Router:
     router = Router(name="host")
-    router.message.filter(F.chat.type.in_({"group", "supergroup"}), IsHost())
+    router.message.filter(IN_GROUP, IsHost())
     router.message.register(begin, Command("begin"))
     router.message.register(pause, Command("pause"))
     router.message.register(resume, Command("resume"))
@@ -299,9 +300,7 @@ def host_router() -> Router:
 
 def refusal_router() -> Router:
     router = Router(name="host-refusals")
-    router.message.register(
-        refuse, Command(*HOST_COMMANDS), F.chat.type.in_({"group", "supergroup"})
-    )
+    router.message.register(refuse, Command(*HOST_COMMANDS), IN_GROUP)
     return router
 
 

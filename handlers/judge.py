@@ -15,12 +15,13 @@ from bot.tournament.errors import BadPoints
 from bot.tournament.scoring import format_tenths, parse_tenths
 from bot.tournament.standings import StandingsRow, top_three
 from bot.tournaments import TournamentError, TournamentService
+from handlers.filters import IN_GROUP, IN_PRIVATE
 from handlers.lobby import missing_rights, refresh_lobby
 from storage.games import GameStatus
 
-PRIVATE = F.chat.type == "private"
+PRIVATE = IN_PRIVATE
 SIDES = {side.value for side in Side}
-GROUP = F.chat.type.in_({"group", "supergroup"})
+GROUP = IN_GROUP
 
 
 async def _refuse(

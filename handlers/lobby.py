@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
-from aiogram import Bot, F, Router
+from aiogram import Bot, Router
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.filters import Command
 from aiogram.types import CallbackQuery, ChatMemberAdministrator, ChatMemberOwner, Message
@@ -15,6 +15,7 @@ from bot.render import Button
 from bot.sender import markup
 from bot.service import GameService
 from bot.tournaments import TournamentService
+from handlers.filters import IN_GROUP
 from storage.errors import ActiveGameExistsError
 from storage.games import Game, GameStatus
 
@@ -231,9 +232,7 @@ async def present(
 def make_router() -> Router:
     router = Router(name="lobby")
     router.callback_query.register(present, PresenceCb.filter())
-    router.message.register(newgame, Command("newgame"), F.chat.type.in_({"group", "supergroup"}))
-    router.message.register(
-        join_in_group, Command("join"), F.chat.type.in_({"group", "supergroup"})
-    )
-    router.message.register(leave, Command("leave"), F.chat.type.in_({"group", "supergroup"}))
+    router.message.register(newgame, Command("newgame"), IN_GROUP)
+    router.message.register(join_in_group, Command("join"), IN_GROUP)
+    router.message.register(leave, Command("leave"), IN_GROUP)
     return router

@@ -14,6 +14,7 @@ from bot.rules.roles import Role
 from bot.rules.state import GameState
 from bot.service import GameService
 from handlers.buttons import press
+from handlers.filters import IN_PRIVATE, Is
 
 RELAY_LIMIT = 3500
 
@@ -73,5 +74,5 @@ async def relay(message: Message, service: GameService, lang: str) -> None:
 def make_router() -> Router:
     router = Router(name="night")
     router.callback_query.register(night_button, NightCb.filter())
-    router.message.register(relay, F.chat.type == "private", F.text, ~F.text.startswith("/"))
+    router.message.register(relay, IN_PRIVATE, Is(F.text), Is(~F.text.startswith("/")))
     return router
