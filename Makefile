@@ -28,7 +28,7 @@ test: lint
 	$(PY) -m pytest --cov --cov-report=term
 
 # The bot as its own process against the sandbox under the load of many games, next to a
-# bare aiogram bot; about 7 minutes. Options: make bench BENCH_ARGS="--measure 30 ..."
+# bare aiogram bot; 7 to 9 minutes. Options: make bench BENCH_ARGS="--measure 30 ..."
 # (python -m bot.bench --help lists them).
 bench: $(STAMP)
 	$(PY) -m bot.bench $(BENCH_ARGS)

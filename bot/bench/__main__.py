@@ -16,7 +16,7 @@ its database in a temporary folder) runs as its own process on the other CPU. Ph
    until it logs "resumed N running games", then those games played for a while.
 
 Everything measured, each figure beside its target and its baseline, is printed at the
-end. `python -m bot.bench --help` lists the knobs; the defaults take about 7 minutes.
+end. `python -m bot.bench --help` lists the knobs; the defaults take 7 to 9 minutes.
 """
 
 from __future__ import annotations
