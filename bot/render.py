@@ -210,7 +210,9 @@ def render(
                 # A partner's pick is added to the kill keyboard's message rather than sent
                 # as a message of its own: the mafioso is looking at that message anyway,
                 # and an edit does not count against the bot's 30 messages a second.
-                night_goes_on = state.phase is Phase.NIGHT
+                # The night may have ended with this very pick: then no buttons are left.
+                goes_on = state.phase is Phase.NIGHT
+                keyboard = _kill_keyboard(state, gid, state.step) if goes_on else None
                 for partner in state.living_mafia():
                     if partner == by:
                         continue
@@ -221,7 +223,6 @@ def render(
                         by=label(state, by),
                         target=label(state, target),
                     )
-                    keyboard = _kill_keyboard(state, gid, state.step) if night_goes_on else None
                     out.append(Edit(user, _kill_key(partner), line, keyboard, or_post=True))
             case NightEnded(victim=victim):
                 if victim is None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.sandbox import SENDING_METHODS, CallRecord, Sandbox
+from bot.sandbox.ratelimit import LIMITED_METHODS
 from bot.sandbox.updates import UpdateQueue
 
 Key = tuple[Any, ...]
@@ -35,9 +36,7 @@ Key = tuple[Any, ...]
 # window counts new messages and edits, the overall one new messages. Per chat they
 # scale with the game's timers; the overall one does not, because the benchmark's
 # wall-clock rate is the rate a club of that many real-time games would produce.
-CHAT_METHODS = SENDING_METHODS | {
-    "editMessageText", "editMessageCaption", "editMessageMedia", "editMessageReplyMarkup",
-}  # fmt: skip
+CHAT_METHODS = LIMITED_METHODS
 GROUP_WINDOW = (20, 60.0)
 PRIVATE_WINDOW = (1, 1.0)
 OVERALL_WINDOW = (30, 1.0)
