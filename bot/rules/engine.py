@@ -237,7 +237,6 @@ def _check(turn: _Turn, action: Check) -> None:
         raise InvalidTarget(f"seat {action.target} cannot be checked", seat=action.target)
     is_mafia = state.roles[action.target] is Role.MAFIA
     turn.emit(CheckMade(action.seat, action.target, is_mafia))
-    _end_night_if_complete(turn)
 
 
 def _kill(turn: _Turn, action: Kill) -> None:
@@ -250,7 +249,6 @@ def _kill(turn: _Turn, action: Kill) -> None:
     if not state.is_alive(action.target):
         raise InvalidTarget(f"seat {action.target} has left the game", seat=action.target)
     turn.emit(KillPicked(action.seat, action.target))
-    _end_night_if_complete(turn)
 
 
 def _night_actor(state: GameState, seat: int, role: Role) -> None:
@@ -274,8 +272,18 @@ def _timeout(turn: _Turn, action: Timeout) -> None:
 
 
 def _skip(turn: _Turn, _action: Skip) -> None:
-    # The Host may skip a paused turn too: the next one starts with a fresh clock.
+    # The Host may skip a paused turn too: the next one starts paused (_keep_paused).
+    was_paused = turn.state.paused
     _end_current(turn, SpeechEnd.SKIPPED)
+    _keep_paused(turn, was_paused)
+
+
+def _keep_paused(turn: _Turn, was_paused: bool) -> None:
+    """A turn begun by the Host's skip or removal during a pause starts paused, its full
+    time kept for /resume: only the Host's /resume restarts the clock (T2)."""
+    state = turn.state
+    if was_paused and not state.paused and state.deadline is not None:
+        turn.emit(Paused(remaining=max(0.0, state.deadline - turn.now)))
 
 
 def _end_current(turn: _Turn, how: SpeechEnd) -> None:
@@ -318,6 +326,12 @@ def _extend(turn: _Turn, action: Extend) -> None:
 
 
 def _sanction(turn: _Turn, action: Sanction) -> None:
+    was_paused = turn.state.paused
+    _give_sanction(turn, action)
+    _keep_paused(turn, was_paused)
+
+
+def _give_sanction(turn: _Turn, action: Sanction) -> None:
     state = turn.state
     _seat(state, action.seat)
     turn.emit(SanctionGiven(action.seat, action.code, action.penalty))
@@ -346,8 +360,6 @@ def _remove(turn: _Turn, seat: int, penalty: Penalty) -> None:
         not _living_leaders(state) or all(s in state.votes for s in state.living())
     ):
         _close_vote(turn)
-    elif phase is Phase.NIGHT:
-        _end_night_if_complete(turn)
 
 
 def _stop(turn: _Turn, _action: Stop) -> None:
@@ -458,12 +470,17 @@ def _living_leaders(state: GameState) -> list[int]:
 
 def _resolve_nominations(turn: _Turn) -> None:
     state = turn.state
-    standing = {by: who for by, who in state.nominations.items() if state.is_alive(who)}
-    if not standing:
-        # D8: nobody nominated; the lot picks one living player.
+    if not state.nominations:
+        # D8: nobody was nominated; the lot picks one living player.
         seat = draws.draw(state.seed, f"day:{state.day}:lot", state.living())
         turn.emit(LotDrawn(seat))
         _depart(turn, [seat], Cause.LOT, then=Phase.NIGHT)
+        return
+    standing = {by: who for by, who in state.nominations.items() if state.is_alive(who)}
+    if not standing:
+        # D8: every nominee was removed for a violation: no vote and no lot today, the
+        # same as when the last leader is removed during the defence.
+        _begin_night(turn)
         return
     leaders, tally = leaders_from(standing)
     turn.emit(LeadersChosen(leaders, tally))
@@ -560,17 +577,10 @@ def _begin_night(turn: _Turn) -> None:
     if state.day == 0:
         phase, seconds = Phase.ACQUAINTANCE, state.settings.acquaintance_seconds  # N1
     else:
-        phase, seconds = Phase.NIGHT, state.settings.night_seconds  # N4
+        # N4: the night runs its full length whatever is done in it: ending once the
+        # actions are in would tell the table whether the Commissioner is still alive.
+        phase, seconds = Phase.NIGHT, state.settings.night_seconds
     turn.emit(NightStarted(turn.next_step(), state.day, phase, turn.now + seconds))
-
-
-def _end_night_if_complete(turn: _Turn) -> None:
-    # N4: the night ends as soon as every night action is in (callers are at NIGHT).
-    state = turn.state
-    commissioner_done = state.check is not None or not state.is_alive(state.commissioner())
-    mafia_done = all(m in state.kill_picks for m in state.living_mafia())
-    if commissioner_done and mafia_done:
-        _end_night(turn)
 
 
 def night_victim(picks: dict[int, int], rule: KillRule) -> int | None:

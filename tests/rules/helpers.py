@@ -194,14 +194,13 @@ class Game:
     def night(
         self, check: tuple[int, int] | None = None, kills: dict[int, int] | None = None
     ) -> None:
-        """Night actions, then the night times out unless they ended it (N4)."""
+        """Night actions, then the night runs out its time (N4)."""
         assert self.state.phase is Phase.NIGHT, self.state.phase
-        step = self.state.step
         if check is not None:
             self.act(Check(*check))
         for mafioso, target in (kills or {}).items():
             self.act(Kill(mafioso, target))
-        if self.state.phase is Phase.NIGHT and self.state.step == step:
+        if self.state.phase is Phase.NIGHT:
             self.timeout()
 
     def shrink(self, mafia: int, peaceful: int, keep: Sequence[int] = ()) -> None:

@@ -465,6 +465,43 @@ def test_D8_lot_draws_only_among_the_living() -> None:
     assert lot.seat == draws.draw("lot", "day:1:lot", sorted([*game.state.living(), lot.seat]))
 
 
+@pytest.mark.rule("D8")
+@pytest.mark.parametrize("count", [1, 2])
+def test_D8_no_lot_when_every_nominee_left_before_the_vote(count: int) -> None:
+    game = Game()
+    game.advance_to(Phase.ROUND_2, day=1)
+    first = game.state.speaker
+    assert first is not None
+    # The first speakers nominate the last ones; every nominee is removed before the end.
+    order = game.state.clockwise_from(first, game.state.living())
+    nominees = order[-count:]
+    for nominator, nominee in zip(order[:count], nominees, strict=True):
+        assert game.state.speaker == nominator
+        game.act(Nominate(nominator, nominee))
+        game.act(Pass(nominator))
+    game.remove(*nominees)
+    game.pass_all(Phase.ROUND_2)
+    # Nominations were made, so no lot: no vote either, and the night comes.
+    assert not of_type(game.events, LotDrawn)
+    assert not of_type(game.events, LeadersChosen)
+    assert not of_type(game.events, VoteOpened)
+    assert first_of(game.last, NightStarted).night == 1
+    assert game.phase is Phase.NIGHT
+    assert len(game.state.living()) == 12 - len(nominees)
+
+
+@pytest.mark.rule("D8")
+def test_D8_a_standing_nominee_goes_to_the_vote_though_another_was_removed() -> None:
+    game = Game()
+    game.nominate({1: 9, 2: 10, 3: 9})
+    assert game.phase is Phase.DEFENCE
+    game.remove(9)
+    game.pass_all(Phase.DEFENCE)
+    assert game.phase is Phase.VOTE
+    assert game.state.leaders == [10]
+    assert not of_type(game.events, LotDrawn)
+
+
 # --- D9 last word ----------------------------------------------------------------------
 
 
@@ -660,13 +697,85 @@ def test_D10_extension_must_be_positive(seconds: float) -> None:
     Game().refused(Extend(seconds), InvalidTarget)
 
 
-@pytest.mark.rule("D10")
-def test_D10_skip_while_paused_starts_the_next_turn_on_a_fresh_clock() -> None:
+@pytest.mark.rule("T2")
+def test_T2_a_turn_skipped_during_a_pause_starts_paused_with_its_full_time() -> None:
     game = Game()
+    speaker = game.state.speaker
+    assert speaker is not None
     game.act(Pause(), dt=10.0)
-    game.act(Skip(), dt=50.0)
-    assert not game.state.paused
+    events = game.act(Skip(), dt=50.0)
+    assert events[0] == SpeechEnded(speaker, SpeechEnd.SKIPPED)
+    assert events[-1] == Paused(remaining=30.0)
+    assert game.state.speaker == speaker % 12 + 1
+    assert (game.state.paused, game.state.deadline) == (True, None)
+    game.refused(Pass(speaker % 12 + 1), GamePaused)
+    game.act(Resume(), dt=100.0)
     assert game.state.deadline == game.now + 30.0
+
+
+@pytest.mark.rule("T2")
+@pytest.mark.parametrize(
+    ("phase", "then", "seconds"),
+    [
+        (Phase.DEFENCE, Phase.VOTE, 30.0),
+        (Phase.VOTE, Phase.NIGHT, 60.0),
+        (Phase.NIGHT, Phase.ROUND_1, 60.0),
+        (Phase.ACQUAINTANCE, Phase.ROUND_1, 60.0),
+    ],
+)
+def test_T2_a_phase_skipped_during_a_pause_starts_the_next_paused(
+    phase: Phase, then: Phase, seconds: float
+) -> None:
+    game = Game()
+    if phase in (Phase.DEFENCE, Phase.VOTE):
+        game.nominate({1: 9})
+        if phase is Phase.VOTE:
+            game.pass_all(Phase.DEFENCE)
+    elif phase is Phase.NIGHT:
+        to_night(game)
+    else:
+        game.advance_to(phase)
+    assert game.phase is phase
+    game.act(Pause())
+    game.act(Skip(), dt=500.0)
+    assert game.phase is then
+    assert game.state.paused_remaining == seconds
+
+
+@pytest.mark.rule("T2")
+def test_T2_removing_the_speaker_during_a_pause_starts_the_next_turn_paused() -> None:
+    game = Game()
+    speaker = game.state.speaker
+    assert speaker is not None
+    game.act(Pause(), dt=10.0)
+    events = game.remove(speaker)
+    assert first_of(events, SpeechEnded) == SpeechEnded(speaker, SpeechEnd.REMOVED)
+    assert events[-1] == Paused(remaining=30.0)
+    assert game.state.paused and game.state.speaker == speaker % 12 + 1
+    game.refused(Pass(speaker % 12 + 1), GamePaused)
+
+
+@pytest.mark.rule("T2")
+def test_T2_removing_another_player_during_a_pause_keeps_the_turns_time() -> None:
+    game = Game()
+    speaker = game.state.speaker
+    assert speaker is not None
+    game.act(Pause(), dt=10.0)
+    events = game.remove(speaker % 12 + 2)
+    assert not of_type(events, Paused)
+    assert (game.state.speaker, game.state.paused_remaining) == (speaker, 20.0)
+
+
+@pytest.mark.rule("T2")
+def test_T2_a_removal_that_ends_the_game_during_a_pause_leaves_no_clock() -> None:
+    game = Game(n=5)
+    game.advance_to(Phase.ROUND_1, day=1)
+    game.act(Pause())
+    mafioso = game.mafia()[0]
+    events = game.remove(mafioso)
+    assert game.phase is Phase.OVER
+    assert not of_type(events, Paused)
+    assert (game.state.paused, game.state.deadline) == (False, None)
 
 
 @pytest.mark.rule("D10")

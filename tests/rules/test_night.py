@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.rules import engine
-from bot.rules.actions import Check, Kill, Nominate, Pass, Timeout, Vote
+from bot.rules.actions import Check, Kill, Nominate, Pass, Skip, Timeout, Vote
 from bot.rules.errors import (
     AlreadyActed,
     InvalidTarget,
@@ -216,20 +216,44 @@ def test_N4_night_lasts_60s() -> None:
     assert first_of(game.last, NightEnded) == NightEnded(1, None)
 
 
+def _night_length(game: Game) -> float:
+    """How long the last night took, from its start to its morning."""
+    started = [e for e in game.entries if isinstance(e.event, NightStarted)][-1]
+    ended = [e for e in game.entries if isinstance(e.event, NightEnded)][-1]
+    return ended.at - started.at
+
+
 @pytest.mark.rule("N4")
-def test_N4_night_ends_as_soon_as_every_action_is_in() -> None:
+def test_N4_night_runs_its_full_length_when_every_action_is_in() -> None:
     game = night_1()
     victim = game.civilians()[0]
-    step = game.state.step
+    deadline = game.state.deadline
     game.act(Check(game.commissioner(), game.mafia()[0]))
-    *firsts, last = game.mafia()
-    for m in firsts:
+    for m in game.mafia():
         game.act(Kill(m, victim))
-        assert game.phase is Phase.NIGHT
-    game.act(Kill(last, victim), dt=1.0)
+    # Everything is in, and still the night goes on: its length tells nobody anything.
+    assert game.phase is Phase.NIGHT
+    assert game.state.deadline == deadline
+    assert not of_type(game.last, NightEnded)
+    game.refused(Timeout(game.state.step), TooEarly)
+    game.timeout()
     assert first_of(game.last, NightEnded) == NightEnded(1, victim)
-    assert game.state.step > step
-    assert game.now < first_of(game.events[::-1], NightStarted).deadline
+    assert _night_length(game) == 60.0
+
+
+@pytest.mark.rule("N4")
+def test_N4_actions_count_until_the_deadline() -> None:
+    game = night_1()
+    victim = game.civilians()[0]
+    deadline = game.state.deadline
+    assert deadline is not None
+    game.act(Kill(game.mafia()[0], victim), dt=deadline - game.now - 0.01)
+    game.act(Check(game.commissioner(), victim), dt=0.005)
+    for m in game.mafia()[1:]:
+        game.act(Kill(m, victim), dt=0.001)
+    assert game.phase is Phase.NIGHT
+    game.timeout()
+    assert first_of(game.last, NightEnded) == NightEnded(1, victim)
 
 
 @pytest.mark.rule("N4")
@@ -238,19 +262,40 @@ def test_N4_without_the_check_the_night_runs_its_time() -> None:
     victim = game.civilians()[0]
     for m in game.mafia():
         game.act(Kill(m, victim))
-    assert game.phase is Phase.NIGHT  # the Commissioner has not checked yet
+    assert game.phase is Phase.NIGHT
     game.timeout()
     assert first_of(game.last, NightEnded) == NightEnded(1, victim)
+    assert _night_length(game) == 60.0
 
 
 @pytest.mark.rule("N4")
-def test_N4_a_dead_commissioner_is_not_waited_for() -> None:
+@pytest.mark.parametrize("commissioner_alive", [True, False])
+def test_N4_the_length_does_not_tell_whether_the_commissioner_lives(
+    commissioner_alive: bool,
+) -> None:
     game = night_1()
-    game.remove(game.commissioner())
+    if not commissioner_alive:
+        game.remove(game.commissioner())
+    victim = game.civilians()[0]
+    if commissioner_alive:
+        game.act(Check(game.commissioner(), victim))
+    for m in game.mafia():
+        game.act(Kill(m, victim))
+    assert game.phase is Phase.NIGHT
+    game.timeout()
+    assert first_of(game.last, NightEnded) == NightEnded(1, victim)
+    assert _night_length(game) == 60.0
+
+
+@pytest.mark.rule("N4")
+def test_N4_the_hosts_skip_still_ends_a_night_early() -> None:
+    game = night_1()
     victim = game.civilians()[0]
     for m in game.mafia():
         game.act(Kill(m, victim))
+    game.act(Skip(), dt=5.0)
     assert first_of(game.last, NightEnded) == NightEnded(1, victim)
+    assert _night_length(game) < 60.0
 
 
 # --- N5 silence ------------------------------------------------------------------------

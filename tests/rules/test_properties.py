@@ -226,6 +226,7 @@ class Watcher:
                 self.departed = True
             case LotDrawn(seat=seat):
                 assert s.phase is Phase.ROUND_2 and s.is_alive(seat)
+                assert not s.nominations  # D8: a lot only when nobody was nominated
             case LeadersChosen(leaders=leaders):
                 assert leaders and all(s.is_alive(x) for x in leaders)
                 standing = [x for x in s.nominations.values() if s.is_alive(x)]
@@ -388,12 +389,25 @@ def play(plan: Plan, checked: bool = True, snapshot_every: int = 0) -> Run:
         new_state, events = engine.apply(state, action, now)
         if checked:
             watcher.see(state, events, new_state, now)
+            _host_rules(state, action, events, new_state, now)
         run.actions.append((now, action))
         run.entries += stamp(events, now)
         run.stopped |= isinstance(action, Stop)
         state = new_state
     run.state = state
     return run
+
+
+def _host_rules(
+    before: GameState, action: Action, events: list[Event], after: GameState, now: float
+) -> None:
+    """N4: only the deadline or the Host's skip ends a night. T2: while paused, a turn
+    begun by a skip or a removal starts paused."""
+    if any(isinstance(e, NightEnded) for e in events) and not isinstance(action, Skip):
+        assert before.deadline is not None
+        assert now >= before.deadline - engine.DEADLINE_TOLERANCE, (action, events)
+    if before.paused and isinstance(action, Skip | Sanction) and not after.finished:
+        assert after.paused, (action, events)
 
 
 def _json_entries(entries: list[Entry]) -> list[Entry]:

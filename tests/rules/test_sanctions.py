@@ -324,16 +324,18 @@ def test_V2_the_last_voter_removed_closes_the_vote() -> None:
 
 
 @pytest.mark.rule("V3")
-def test_V3_a_mafioso_removed_mid_night_ends_it_if_the_rest_are_in() -> None:
+def test_V3_a_mafioso_removed_mid_night_leaves_the_night_its_length_N4() -> None:
     game = to_night(Game())
     m1, m2, m3 = game.mafia()
     victim = game.civilians()[0]
     game.act(Check(game.commissioner(), m1))
     game.act(Kill(m1, victim))
     game.act(Kill(m2, victim))
-    assert game.phase is Phase.NIGHT  # m3 has not picked
     events = game.act(Sanction(m3, RT, VCode.V3))
-    assert first_of(events, NightEnded) == NightEnded(1, victim)
+    assert not of_type(events, NightEnded)
+    assert game.phase is Phase.NIGHT
+    game.timeout()
+    assert first_of(game.last, NightEnded) == NightEnded(1, victim)
 
 
 @pytest.mark.rule("V3")
@@ -350,13 +352,15 @@ def test_V3_a_removed_mafiosos_pick_no_longer_counts() -> None:
 
 
 @pytest.mark.rule("V3")
-def test_V3_a_commissioner_removed_mid_night_is_not_waited_for() -> None:
+def test_V3_a_commissioner_removed_mid_night_leaves_the_night_its_length_N4() -> None:
     game = to_night(Game())
     victim = game.civilians()[0]
     for m in game.mafia():
         game.act(Kill(m, victim))
     events = game.act(Sanction(game.commissioner(), RT, VCode.V3))
-    assert first_of(events, NightEnded) == NightEnded(1, victim)
+    assert not of_type(events, NightEnded)
+    game.timeout()
+    assert first_of(game.last, NightEnded) == NightEnded(1, victim)
 
 
 @pytest.mark.rule("V6")
