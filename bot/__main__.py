@@ -1,4 +1,5 @@
-"""`python -m bot run` runs the bot; `python -m bot demo` plays an offline sandbox game."""
+"""`python -m bot run` runs the bot; `python -m bot demo` plays an offline sandbox game;
+`python -m bot verify` recomputes the draws of a finished game from its seed (S3)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,29 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--players", type=int, default=12)
     demo.add_argument("--seed", type=int, default=1)
     demo.add_argument("--lang", choices=("ru", "en"), default=None)
+    verify = sub.add_parser(
+        "verify",
+        help="recompute every draw of a finished game from its seed (docs/fairness.md)",
+        description="Either --protocol FILE.json (the Judge's /protocol download of a "
+        "finished game), or the revealed SEED and the players as ID:NICK (their Telegram "
+        "ids) or as bare nicks in increasing order of Telegram id.",
+    )
+    verify.add_argument("seed", nargs="?", help="the seed revealed at the end of the game")
+    verify.add_argument("players", nargs="*", help="ID:NICK, or nicks in order of Telegram id")
+    verify.add_argument("--protocol", type=Path, help="the game's protocol JSON (/protocol)")
+    verify.add_argument(
+        "--day",
+        action="append",
+        default=[],
+        metavar="K:SEATS",
+        help="also draw day K's first speaker and lot among these living seats, e.g. 2:1,2,4,5",
+    )
+    verify.add_argument("--mafia", type=int, default=None, help="mafiosi at a casual table")
+    verify.add_argument("--lang", choices=("ru", "en"), default=None)
     args = parser.parse_args(argv)
+
+    if args.command == "verify":
+        return _verify(args, args.config)
 
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -51,6 +74,25 @@ def main(argv: list[str] | None = None) -> int:
         players, seed, lang = args.players, args.seed, args.lang or config.bot.language
     logging.getLogger().setLevel(logging.WARNING)
     return asyncio.run(play_demo(config, players, seed, lang, sys.stdout))
+
+
+def _verify(args: argparse.Namespace, config_path: Path | None) -> int:
+    from bot import verify
+    from bot.i18n import Texts
+
+    texts = Texts(load_config(config_path).bot.language)
+    lang = texts.lang(args.lang)
+    if args.protocol is not None:
+        if args.seed is not None or args.day or args.mafia is not None:
+            print(texts(lang, "verify.usage"), file=sys.stderr)
+            return verify.UNUSABLE
+        return verify.verify_protocol(args.protocol, sys.stdout, texts, lang)
+    if args.seed is None:
+        print(texts(lang, "verify.usage"), file=sys.stderr)
+        return verify.UNUSABLE
+    return verify.verify_seed(
+        args.seed, args.players, args.day, args.mafia, sys.stdout, texts, lang
+    )
 
 
 if __name__ == "__main__":

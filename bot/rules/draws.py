@@ -1,17 +1,19 @@
 """Every random draw of a game, made from one secret seed (S3).
 
 The bot posts `commitment(seed)` at the deal and reveals the seed when the game is
-over. Anyone can then recompute each draw with the published algorithm:
+over. Anyone can then recompute each draw with the algorithm docs/fairness.md publishes
+(that document is the contract; tests/rules/test_fairness_document.py holds the two together):
 
-    block(label, k) = HMAC-SHA256(key=seed, msg=f"{label}#{k}")
+    block(label, k) = HMAC-SHA256(key=the seed string's UTF-8 bytes, msg=f"{label}#{k}")
     index(label, n) = the first block (k = 0, 1, ...) whose leading 8 bytes, read as a
                       big-endian integer x, satisfy x < 2**64 - 2**64 % n; the draw is x % n
     shuffle(label, items) = Fisher-Yates from the last position i down to 1, swapping
                             i with index(f"{label}/{i}", i + 1)
 
-Labels: "seats" (seating, over players sorted by Telegram id), "deal" (cards in seat
-order), "day:<k>:first" (first speaker among living seats in increasing order),
-"day:<k>:lot" (the lot, D8). Rejection sampling keeps every draw exactly uniform.
+Labels: "seats" (seating, over players sorted by Telegram id), "deal" (the deck
+Commissioner, mafiosi, civilians; card i to seat i + 1), "day:<k>:first" (first speaker
+among living seats in increasing order), "day:<k>:lot" (the lot, D8, likewise).
+Rejection sampling keeps every draw exactly uniform.
 """
 
 from __future__ import annotations
