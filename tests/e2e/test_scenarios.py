@@ -240,6 +240,30 @@ async def test_extend_and_skip(table: Table) -> None:
     assert skipped is not None and skipped.step == state.step + 1
 
 
+@pytest.mark.rule("T2")
+@pytest.mark.parametrize("command", ["/skip", "/remove"])
+async def test_T2_a_turn_begun_during_a_pause_starts_paused(table: Table, command: str) -> None:
+    state = table.state
+    assert state is not None and state.speaker is not None
+    await table.host.send(table.group, "/pause")
+    await table.settle()
+    text = command if command == "/skip" else f"/remove {state.speaker}"
+    await table.host.send(table.group, text)
+    await table.settle()
+    after = table.state
+    assert after is not None and after.step == state.step + 1 and after.speaker != state.speaker
+    assert after.paused and after.paused_remaining == after.settings.introduction_seconds
+    table.clock.set(table.clock.now() + 600)  # nothing times out while paused
+    assert table.timers.next_due() is None
+    said = table.group.messages()[-1].content
+    assert "The Host paused the game (30 s left on the clock)." in said
+    await table.host.send(table.group, "/resume")
+    await table.settle()
+    resumed = table.state
+    assert resumed is not None and resumed.step == after.step
+    assert resumed.deadline == pytest.approx(table.clock.now() + 30)
+
+
 async def test_a_player_who_never_pressed_start_holds_the_deal_until_they_do() -> None:
     async with open_table(12, seed=2, lang="en") as table:
         late = table.people[-1]
