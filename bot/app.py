@@ -176,7 +176,7 @@ async def run_bot(config: Config) -> None:
     assert config.bot.token is not None
     texts = Texts(config.bot.language)
     bot = make_bot(config.bot.token.get_secret_value(), config.bot.api_server)
-    database = await Database.open(config.database_path)
+    database = await Database.open(config.database_path, synchronous=config.bot.synchronous)
     timers = SchedulerTimers()
     app = await build_app(
         bot,
