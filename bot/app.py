@@ -29,6 +29,7 @@ from bot import runtime
 from bot.clock import Clock, Timers
 from bot.config import Config
 from bot.i18n import LANGUAGES, Texts
+from bot.longtext import LongMessages
 from bot.rules.settings import GameSettings
 from bot.sender import Sender
 from bot.service import GameService
@@ -118,6 +119,8 @@ async def build_app(
     judges: frozenset[int] = frozenset(),
 ) -> App:
     sender = Sender(bot, clock, pace_scale)
+    # Outermost: a text too long for one message becomes several, each paced in turn.
+    bot.session.middleware(LongMessages())
     bot.session.middleware(sender.limiter)  # every call the bot makes is paced by it
     service = GameService(
         Repositories.of(database),

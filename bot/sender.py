@@ -40,6 +40,7 @@ from aiogram.methods.base import TelegramType
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.clock import Clock
+from bot.longtext import fits
 from bot.render import Edit, Keyboard, Outgoing, Post
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,6 @@ log = logging.getLogger(__name__)
 OVERALL_LIMIT = (30, 1.0)  # at most 30 new messages a second from the bot as a whole
 GROUP_LIMIT = (20, 60.0)  # at most 20 messages (or edits) to one group in any 60 seconds
 PRIVATE_LIMIT = (1, 1.0)  # about one message a second to one private chat
-TEXT_LIMIT = 4096  # Telegram's longest message: posts are folded only below it
 
 # Which waiting call goes first when a window opens: the lower, the sooner.
 GAME, REPLY, COSMETIC = 0, 1, 2
@@ -441,6 +441,14 @@ class Sender:
             return  # otherwise the next turn message says it all
         text = f"{old.text}\n{edit.append}"
         keyboard = old.keyboard if keep_keyboard else edit.keyboard
+        if not fits(text):
+            # The message cannot grow further: the line goes out as the next message,
+            # which the next edit is then about.
+            message = await self.bot.send_message(
+                chat_id=old.chat_id, text=edit.append, reply_markup=markup(keyboard)
+            )
+            old.message_id, old.text, old.keyboard = message.message_id, edit.append, keyboard
+            return
         await self.bot.edit_message_text(
             chat_id=old.chat_id, message_id=old.message_id, text=text, reply_markup=markup(keyboard)
         )
@@ -484,7 +492,10 @@ def _merge(a: _Queued, b: _Queued) -> _Queued | None:
         # The earlier post's keyboard may only give way to the next one of its kind.
         superseded = x.remember == y.remember if x.remember else x.keyboard is None
         text = f"{x.text}\n\n{y.text}"
-        if x.pin or y.pin or x.protect != y.protect or not superseded or len(text) > TEXT_LIMIT:
+        # Measured as Telegram does (an emoji is two units): a fold must not make one
+        # message too long where two were not.
+        too_long = not fits(text)
+        if x.pin or y.pin or x.protect != y.protect or not superseded or too_long:
             return None
         item = replace(y, text=text, essential=x.essential or y.essential)
     else:
