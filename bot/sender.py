@@ -49,6 +49,10 @@ OVERALL_LIMIT = (30, 1.0)  # at most 30 new messages a second from the bot as a 
 GROUP_LIMIT = (20, 60.0)  # at most 20 messages (or edits) to one group in any 60 seconds
 PRIVATE_LIMIT = (1, 1.0)  # about one message a second to one private chat
 
+# Calls between two sweeps of the windows of chats gone quiet (the bot meets new chats
+# every day; a window past its seconds holds nothing).
+SWEEP_EVERY = 1_000
+
 # Which waiting call goes first when a window opens: the lower, the sooner.
 GAME, REPLY, COSMETIC = 0, 1, 2
 # The priority of the calls the current task makes; unset, a call gets its default.
@@ -149,6 +153,7 @@ class Limiter(BaseRequestMiddleware):
         self._edits: dict[tuple[int, int], _Ticket] = {}  # (chat, message) -> waiting edit
         self._seq = itertools.count()
         self._moved = asyncio.Event()
+        self._calls = 0
 
     async def __call__(
         self,
@@ -166,6 +171,9 @@ class Limiter(BaseRequestMiddleware):
             keys = (_ALL,) if chat is None else (_ALL, chat)
         elif name.startswith(_EDITS) and chat is not None:
             keys = (chat,)
+        self._calls += 1
+        if self._calls % SWEEP_EVERY == 0:
+            self._sweep()
         priority = PRIORITY.get()
         modest = priority is None and name.startswith(_EDITS)
         if priority is None:  # a call made straight through the bot, by a handler
@@ -247,6 +255,19 @@ class Limiter(BaseRequestMiddleware):
         finally:
             self._waiting.remove(ticket)
             self._wake()
+
+    def _sweep(self) -> None:
+        """Forget the windows and holds that no longer hold anything back."""
+        now = self.clock.now()
+        quiet = [
+            key
+            for key, slots in self._slots.items()
+            if all(s.done and s.at + self._window(key, False)[1] <= now for s in slots)
+        ]
+        for key in quiet:
+            del self._slots[key]
+        for key in [k for k, until in self._held.items() if until <= now]:
+            del self._held[key]
 
     def _wake(self) -> None:
         """Whoever stood aside looks again."""

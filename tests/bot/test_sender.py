@@ -24,7 +24,7 @@ from aiogram.types import Chat, Message
 from bot.clock import VirtualClock
 from bot.longtext import LongMessages
 from bot.render import Button, Edit, Post
-from bot.sender import GAME, PRIORITY, REPLY, Sender
+from bot.sender import GAME, PRIORITY, REPLY, SWEEP_EVERY, Sender
 
 START = 1_000_000_000.0
 GROUP, OTHER_GROUP = -1001, -1002
@@ -384,3 +384,12 @@ async def test_a_text_too_long_for_one_message_goes_as_several_each_paced(rig: R
     assert len(sent) == 4 and all(units(c.text) <= 4096 for c in sent)
     assert "\n".join(c.text or "" for c in sent) == table
     assert offsets(sent) == [0.0, 1.0, 2.0, 3.0]  # one a second, as to any private chat
+
+
+async def test_the_windows_of_chats_gone_quiet_are_forgotten(rig: Rig) -> None:
+    """Issue 10: a window per chat the bot ever wrote to would grow for months."""
+    for chat in range(1, 2 * SWEEP_EVERY + 1):
+        await rig.run(rig.send(chat, "Welcome"))
+        rig.clock.set(rig.clock.now() + 0.05)
+    assert len(rig.sender.limiter._slots) <= SWEEP_EVERY + 1
+    assert len(rig.telegram.sent()) == 2 * SWEEP_EVERY
