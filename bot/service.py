@@ -223,7 +223,9 @@ class GameService:
         state = state_from_json(json.loads(game.state_json))
         if game.status is GameStatus.RUNNING:
             # An action may have been stored and cached while this read waited: its
-            # state is the newer one.
+            # state is the newer one (the last, if it ended the game).
+            if game_id in self._settled:
+                return self._settled[game_id]
             state = self._states.setdefault(game_id, state)
         elif game_id not in self._states:
             self._settled[game_id] = state
