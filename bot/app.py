@@ -29,6 +29,7 @@ from bot import runtime
 from bot.clock import Clock, Timers
 from bot.config import Config
 from bot.i18n import LANGUAGES, Texts
+from bot.longtext import LongMessages
 from bot.rules.settings import GameSettings
 from bot.sender import Sender
 from bot.service import GameService
@@ -118,6 +119,8 @@ async def build_app(
     judges: frozenset[int] = frozenset(),
 ) -> App:
     sender = Sender(bot, clock, pace_scale)
+    # Outermost: a text too long for one message becomes several, each paced in turn.
+    bot.session.middleware(LongMessages())
     bot.session.middleware(sender.limiter)  # every call the bot makes is paced by it
     service = GameService(
         Repositories.of(database),
@@ -176,7 +179,7 @@ async def run_bot(config: Config) -> None:
     assert config.bot.token is not None
     texts = Texts(config.bot.language)
     bot = make_bot(config.bot.token.get_secret_value(), config.bot.api_server)
-    database = await Database.open(config.database_path)
+    database = await Database.open(config.database_path, synchronous=config.bot.synchronous)
     timers = SchedulerTimers()
     app = await build_app(
         bot,

@@ -32,6 +32,9 @@ class BotSection(_Strict):
     webhook_port: int = 8080
     language: Literal["ru", "en"] = "ru"
     database: str = "mafia.sqlite3"
+    # SQLite's synchronous pragma: "full" keeps every acknowledged action through a power
+    # loss; "normal" may lose the last ones, for a little less CPU (README, "How fast").
+    synchronous: Literal["full", "normal"] = "full"
     # Telegram's flood windows (20 messages a minute to a group...) are multiplied by
     # this. Leave it at 1; a test server running games with scaled-down timers scales it.
     flood_window_scale: float = Field(default=1.0, gt=0)

@@ -40,6 +40,7 @@ from aiogram.methods.base import TelegramType
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.clock import Clock
+from bot.longtext import fits
 from bot.render import Edit, Keyboard, Outgoing, Post
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,10 @@ log = logging.getLogger(__name__)
 OVERALL_LIMIT = (30, 1.0)  # at most 30 new messages a second from the bot as a whole
 GROUP_LIMIT = (20, 60.0)  # at most 20 messages (or edits) to one group in any 60 seconds
 PRIVATE_LIMIT = (1, 1.0)  # about one message a second to one private chat
-TEXT_LIMIT = 4096  # Telegram's longest message: posts are folded only below it
+
+# Calls between two sweeps of the windows of chats gone quiet (the bot meets new chats
+# every day; a window past its seconds holds nothing).
+SWEEP_EVERY = 1_000
 
 # Which waiting call goes first when a window opens: the lower, the sooner.
 GAME, REPLY, COSMETIC = 0, 1, 2
@@ -149,6 +153,7 @@ class Limiter(BaseRequestMiddleware):
         self._edits: dict[tuple[int, int], _Ticket] = {}  # (chat, message) -> waiting edit
         self._seq = itertools.count()
         self._moved = asyncio.Event()
+        self._calls = 0
 
     async def __call__(
         self,
@@ -166,6 +171,9 @@ class Limiter(BaseRequestMiddleware):
             keys = (_ALL,) if chat is None else (_ALL, chat)
         elif name.startswith(_EDITS) and chat is not None:
             keys = (chat,)
+        self._calls += 1
+        if self._calls % SWEEP_EVERY == 0:
+            self._sweep()
         priority = PRIORITY.get()
         modest = priority is None and name.startswith(_EDITS)
         if priority is None:  # a call made straight through the bot, by a handler
@@ -247,6 +255,19 @@ class Limiter(BaseRequestMiddleware):
         finally:
             self._waiting.remove(ticket)
             self._wake()
+
+    def _sweep(self) -> None:
+        """Forget the windows and holds that no longer hold anything back."""
+        now = self.clock.now()
+        quiet = [
+            key
+            for key, slots in self._slots.items()
+            if all(s.done and s.at + self._window(key, False)[1] <= now for s in slots)
+        ]
+        for key in quiet:
+            del self._slots[key]
+        for key in [k for k, until in self._held.items() if until <= now]:
+            del self._held[key]
 
     def _wake(self) -> None:
         """Whoever stood aside looks again."""
@@ -441,6 +462,14 @@ class Sender:
             return  # otherwise the next turn message says it all
         text = f"{old.text}\n{edit.append}"
         keyboard = old.keyboard if keep_keyboard else edit.keyboard
+        if not fits(text):
+            # The message cannot grow further: the line goes out as the next message,
+            # which the next edit is then about.
+            message = await self.bot.send_message(
+                chat_id=old.chat_id, text=edit.append, reply_markup=markup(keyboard)
+            )
+            old.message_id, old.text, old.keyboard = message.message_id, edit.append, keyboard
+            return
         await self.bot.edit_message_text(
             chat_id=old.chat_id, message_id=old.message_id, text=text, reply_markup=markup(keyboard)
         )
@@ -484,7 +513,10 @@ def _merge(a: _Queued, b: _Queued) -> _Queued | None:
         # The earlier post's keyboard may only give way to the next one of its kind.
         superseded = x.remember == y.remember if x.remember else x.keyboard is None
         text = f"{x.text}\n\n{y.text}"
-        if x.pin or y.pin or x.protect != y.protect or not superseded or len(text) > TEXT_LIMIT:
+        # Measured as Telegram does (an emoji is two units): a fold must not make one
+        # message too long where two were not.
+        too_long = not fits(text)
+        if x.pin or y.pin or x.protect != y.protect or not superseded or too_long:
             return None
         item = replace(y, text=text, essential=x.essential or y.essential)
     else:

@@ -20,6 +20,7 @@ import orjson
 
 from bot.clock import Clock, Timers
 from bot.i18n import Texts, escape
+from bot.lru import LRU
 from bot.render import Audience, Post, label, render
 from bot.rules import engine
 from bot.rules.actions import Action, Timeout
@@ -50,6 +51,15 @@ def _dumps(value: object) -> str:
 
 # Finished games whose state stays cached (for a late /status or a Sign press).
 KEEP_FINISHED = 100
+# Other games' states kept besides the running ones: those a /sheet or a stale button
+# loaded. A running game's state stays cached for as long as it runs.
+KEEP_SETTLED = 200
+# People and chats whose stored name and language this process remembers: far more than
+# play at once (400 games seat 6,400), so that only a newcomer costs a database read.
+KEEP_PEOPLE = 20_000
+KEEP_CHATS = 5_000
+# Game locks kept beyond those held: an unheld lock is dropped and made afresh if needed.
+KEEP_LOCKS = 1_000
 
 TURN, WARN = "turn", "warn"  # the two timers a game can have (job ids `turn:<game>`)
 
@@ -83,17 +93,29 @@ class GameService:
         self.new_seed = new_seed
         self.warning_seconds = warning_seconds
         self._locks: dict[int, asyncio.Lock] = {}
-        self._states: dict[int, GameState] = {}
+        self._locks_bound = KEEP_LOCKS
+        # States as of the last action: every running game's, and a few others'. The
+        # database has each of them too, so a state this process forgot is read again.
+        self._states: dict[int, GameState] = {}  # running games
+        self._settled: LRU[int, GameState] = LRU(KEEP_SETTLED)  # finished (or odd) games
+        # Running games by the user id of each player with a seat (a seat stays when its
+        # player leaves): who a private message may be for. Kept at every deal and end;
+        # the games already running are read in once, at the first private message.
+        self._seated: dict[int, set[int]] = {}
+        self._seated_read = asyncio.Lock()
+        self._seated_complete = False
         self._begin_requested: set[int] = set()
         self._recently_finished: OrderedDict[int, None] = OrderedDict()
         # What this process knows it has stored, so that an update from someone already
         # known costs no write, and a message's language no read. Only the methods below
         # change what these mirror.
-        self._chat_langs: dict[int, str | None] = {}
-        self._user_langs: dict[int, str | None] = {}
-        self._known_users: dict[int, tuple[str, str | None]] = {}
-        self._known_chats: dict[int, tuple[ChatType, str | None]] = {}
-        self._username_owners: dict[str, int] = {}  # lower-cased @username -> user id
+        self._chat_langs: LRU[int, str | None] = LRU(KEEP_CHATS)
+        self._user_langs: LRU[int, str | None] = LRU(KEEP_PEOPLE)
+        self._known_users: LRU[int, tuple[str, str | None]] = LRU(KEEP_PEOPLE)
+        self._known_chats: LRU[int, tuple[ChatType, str | None]] = LRU(KEEP_CHATS)
+        # Lower-cased @username -> user id; touched with `_known_users`, so that the
+        # username of every user still known there is still here.
+        self._username_owners: LRU[str, int] = LRU(KEEP_PEOPLE)
         self.updates = HandledUpdates(repos.processed)
         # Lobby posts with an edit under way: True if they changed again since it began
         # (handlers.lobby.refresh_lobby).
@@ -108,12 +130,21 @@ class GameService:
         self._recently_finished[game_id] = None
         while len(self._recently_finished) > KEEP_FINISHED:
             gone, _ = self._recently_finished.popitem(last=False)
-            self._states.pop(gone, None)
+            self._settled.pop(gone, None)
             self._locks.pop(gone, None)
             self.sender.forget(gone)
 
     def lock(self, game_id: int) -> asyncio.Lock:
-        return self._locks.setdefault(game_id, asyncio.Lock())
+        lock = self._locks.get(game_id)
+        if lock is None:
+            if len(self._locks) >= self._locks_bound:
+                # Any button can name a game: keep only the locks someone holds. Dropping
+                # an unheld one is safe, since every caller takes its lock at once
+                # (`async with service.lock(...)`), with no await in between.
+                self._locks = {g: held for g, held in self._locks.items() if held.locked()}
+                self._locks_bound = max(KEEP_LOCKS, 2 * len(self._locks))
+            lock = self._locks[game_id] = asyncio.Lock()
+        return lock
 
     # --- languages ----------------------------------------------------------------
 
@@ -139,7 +170,10 @@ class GameService:
 
     async def saw_user(self, user_id: int, first_name: str, username: str | None) -> None:
         """Store the user's name as an update shows it, unless it is already stored so."""
-        if self._known_users.get(user_id) != (first_name, username):
+        if self._known_users.get(user_id) == (first_name, username):
+            if username is not None:
+                self._username_owners.touch(username.lower())
+        else:
             await self.repos.users.upsert(user_id, first_name=first_name, username=username)
             if username is not None:
                 # The upsert took the username from whoever had it: they are no longer
@@ -177,18 +211,44 @@ class GameService:
 
     def cached_state(self, game_id: int) -> GameState | None:
         """The state as of the last action, if this process has seen the game."""
-        return self._states.get(game_id)
+        return self._states.get(game_id) or self._settled.get(game_id)
 
     async def state(self, game_id: int) -> GameState | None:
-        cached = self._states.get(game_id)
+        cached = self.cached_state(game_id)
         if cached is not None:
             return cached
         game = await self.repos.games.get(game_id)
         if game is None or game.state_json is None:
             return None
         state = state_from_json(json.loads(game.state_json))
-        self._states[game_id] = state
-        return state
+        if game.status is GameStatus.RUNNING:
+            # An action may have been stored and cached while this read waited: its
+            # state is the newer one (the last, if it ended the game).
+            if game_id in self._settled:
+                return self._settled[game_id]
+            state = self._states.setdefault(game_id, state)
+        elif game_id not in self._states:
+            self._settled[game_id] = state
+        return self.cached_state(game_id) or state
+
+    def _cache(self, game_id: int, state: GameState) -> None:
+        """The state an action stored; a game over moves from the running to the settled."""
+        if state.finished:
+            self._states.pop(game_id, None)
+            self._settled[game_id] = state
+            self._unseat(game_id, [seat.user_id for seat in state.seats.values()])
+        else:
+            self._states[game_id] = state
+            for seat in state.seats.values():
+                self._seated.setdefault(seat.user_id, set()).add(game_id)
+
+    def _unseat(self, game_id: int, user_ids: Sequence[int]) -> None:
+        for user_id in user_ids:
+            games = self._seated.get(user_id)
+            if games is not None:
+                games.discard(game_id)
+                if not games:
+                    del self._seated[user_id]
 
     async def running_in_chat(self, chat_id: int) -> tuple[Game, GameState] | None:
         game = await self.active_game(chat_id)
@@ -198,11 +258,29 @@ class GameService:
         return (game, state) if state is not None else None
 
     async def games_of_user(self, user_id: int) -> list[tuple[Game, GameState]]:
-        """Running games where the user has a seat (for private-chat actions)."""
+        """Running games where the user has a seat (for private-chat actions).
+
+        Every private text asks this, so it is answered from an index of the running
+        games by player, built from the database once (at the first such text after a
+        start) and kept as games are dealt and end; the database confirms each game.
+        """
+        if not self._seated_complete:
+            async with self._seated_read:  # the others wait for the index to be whole
+                if not self._seated_complete:
+                    # Deals and ends meanwhile keep the index themselves; a game that
+                    # ended after this read is dropped below, when it is asked about.
+                    for running in await self.repos.games.running():
+                        state = await self.state(running.game_id)
+                        for seat in state.seats.values() if state is not None else ():
+                            self._seated.setdefault(seat.user_id, set()).add(running.game_id)
+                    self._seated_complete = True
         found = []
-        for game in await self.repos.games.running():
-            state = await self.state(game.game_id)
-            if state is not None and state.seat_of(user_id) is not None:
+        for game_id in sorted(self._seated.get(user_id, ())):
+            game = await self.repos.games.get(game_id)
+            state = await self.state(game_id)
+            if game is None or game.status is not GameStatus.RUNNING or state is None:
+                self._unseat(game_id, [user_id])
+            elif state.seat_of(user_id) is not None:
                 found.append((game, state))
         return found
 
@@ -333,7 +411,7 @@ class GameService:
                 await self.repos.processed.mark_update(update_id, now=now)
         if update_id is not None:
             self.updates.stored(update_id)
-        self._states[game.game_id] = state
+        self._cache(game.game_id, state)
         if state.finished:
             self._finished(game.game_id)
         self.arm(game.game_id, state)

@@ -16,8 +16,6 @@ from bot.service import GameService
 from handlers.buttons import press
 from handlers.filters import IN_PRIVATE, Is
 
-RELAY_LIMIT = 3500
-
 
 async def night_button(
     query: CallbackQuery, callback_data: NightCb, service: GameService, lang: str
@@ -60,10 +58,9 @@ async def relay(message: Message, service: GameService, lang: str) -> None:
                 continue
             user_id = state.seats[partner].user_id
             partner_lang = await service.user_lang(user_id)
-            # A relay must still fit Telegram's 4096 characters with its prefix; Telegram
-            # counts UTF-16 code units (an emoji is two), so the cut is made in those.
-            clipped = message.text.encode("utf-16-le")[: 2 * RELAY_LIMIT]
-            said = escape(clipped.decode("utf-16-le", errors="ignore"))
+            # Whole, however long: with its prefix a text may pass Telegram's limit, and
+            # then goes out as two messages (bot.longtext).
+            said = escape(message.text)
             text = service.t(partner_lang, "night.relay", by=label(state, seat), text=said)
             posts.append(Post(user_id, text, protect=True))
         await service.sender.deliver(game.game_id, posts)

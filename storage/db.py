@@ -17,6 +17,7 @@ uses the database, both wait forever.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sqlite3
@@ -24,7 +25,7 @@ import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from types import TracebackType
-from typing import Self, TypeAlias
+from typing import Literal, Self, TypeAlias
 
 import aiosqlite
 
@@ -36,6 +37,12 @@ SLOW_COMMIT = 0.25  # seconds
 
 # What a statement parameter may be: the types SQLite stores without adapters.
 SqlValue: TypeAlias = int | float | str | bytes | None
+
+# SQLite's `synchronous` pragma, as the config names it.
+Synchronous: TypeAlias = Literal["full", "normal"]
+SYNCHRONOUS: dict[str, str] = {"full": "FULL", "normal": "NORMAL"}
+
+PRIVATE = 0o600  # the database's files: they hold the seeds and roles of running games
 
 # STRICT tables (3.37), RETURNING (3.35) and the built-in JSON functions (3.38).
 MIN_SQLITE_VERSION = (3, 38, 0)
@@ -57,6 +64,7 @@ class Database:
         path: str | os.PathLike[str],
         *,
         busy_timeout: float = 5.0,
+        synchronous: Synchronous = "full",
         migrations: Sequence[Migration] = MIGRATIONS,
     ) -> Self:
         """Open (creating if needed) the database file at `path` and bring its schema up to date.
@@ -64,7 +72,9 @@ class Database:
         `path` must name a file: WAL, which lets a backup read while the bot writes,
         does not exist for an in-memory database, so ":memory:" is refused.
         `busy_timeout` (seconds) is how long a write waits for another process holding
-        the file (a backup, the sqlite3 shell) before failing. `migrations` exists so
+        the file (a backup, the sqlite3 shell) before failing. `synchronous` is SQLite's
+        pragma: "full" (a commit is on disk before the bot says anything of it) or
+        "normal" (a power loss may take the last commits). `migrations` exists so
         that tests can build a database as an older version of the code left it.
         Raises `SchemaTooNewError` for a database written by newer code.
         """
@@ -75,10 +85,12 @@ class Database:
             )
         # isolation_level=None: the sqlite3 module opens no transactions behind our back;
         # every transaction is the explicit BEGIN IMMEDIATE of `transaction()`.
+        _make_private(path)
         connection = await aiosqlite.connect(os.fspath(path), isolation_level=None)
         try:
             connection.row_factory = aiosqlite.Row
-            await _configure(connection, busy_timeout)
+            await _configure(connection, busy_timeout, synchronous)
+            _make_private(path)  # the -wal and -shm files the switch to WAL created
             database = cls(connection)
             await apply_migrations(database, migrations)
             # Only now: migrations run with foreign keys off (a table rebuild drops and
@@ -189,7 +201,29 @@ class Database:
             self._savepoints -= 1
 
 
-async def _configure(connection: aiosqlite.Connection, busy_timeout: float) -> None:
+def _make_private(path: str | os.PathLike[str]) -> None:
+    """The database and its companion files readable by the bot's own user only.
+
+    They hold every running game's seed and roles. The file is created here, owner-only,
+    before SQLite opens it (SQLite gives its -wal, -shm and -journal files the mode of
+    the database); a file an older version left readable to others is closed up.
+    """
+    if os.fspath(path) == ":memory:":
+        return  # refused by the switch to WAL, with its own message
+    descriptor = os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE)
+    try:
+        os.fchmod(descriptor, PRIVATE)
+    finally:
+        os.close(descriptor)
+    for suffix in ("-wal", "-shm", "-journal"):
+        companion = f"{os.fspath(path)}{suffix}"
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(companion, PRIVATE)
+
+
+async def _configure(
+    connection: aiosqlite.Connection, busy_timeout: float, synchronous: Synchronous
+) -> None:
     """Set the per-connection pragmas that durability and concurrency depend on."""
     # First, so that switching to WAL waits for another process instead of failing.
     await _pragma(connection, f"busy_timeout = {round(busy_timeout * 1000)}")
@@ -198,8 +232,9 @@ async def _configure(connection: aiosqlite.Connection, busy_timeout: float) -> N
     mode = await _switch_to_wal(connection, busy_timeout)
     if mode != "wal":
         raise StorageError(f"could not switch the database to WAL (journal_mode is {mode})")
-    # In WAL, NORMAL loses at most the last commits on power loss, never consistency.
-    await _pragma(connection, "synchronous = NORMAL")
+    # In WAL, NORMAL loses at most the last commits on power loss, never consistency;
+    # FULL loses none of them, for little CPU (README, "How fast").
+    await _pragma(connection, f"synchronous = {SYNCHRONOUS[synchronous]}")
 
 
 async def _switch_to_wal(connection: aiosqlite.Connection, busy_timeout: float) -> object:

@@ -46,17 +46,25 @@ class ProcessedRepository:
         )
         return changed > 0
 
-    async def prune(self, *, before: float) -> int:
+    async def prune(self, *, before: float, limit: int | None = None) -> int:
         """Forget marks older than `before`, long past any redelivery; return how many.
 
         Telegram keeps an unconfirmed update for at most 24 hours, so a mark older than
-        that can no longer stop anything and only grows the file.
+        that can no longer stop anything and only grows the file. `limit` caps the rows
+        each table loses in one call, so that a bot catching up on a backlog holds the
+        database for a few milliseconds at a time, not for one long delete.
         """
+        cap = -1 if limit is None else limit  # SQLite: a negative LIMIT is none
         async with self._db.transaction():
             updates = await self._db.execute(
-                "DELETE FROM processed_updates WHERE processed_at < ?", (before,)
+                "DELETE FROM processed_updates WHERE update_id IN (SELECT update_id "
+                "FROM processed_updates WHERE processed_at < ? LIMIT ?)",
+                (before, cap),
             )
             queries = await self._db.execute(
-                "DELETE FROM processed_callback_queries WHERE processed_at < ?", (before,)
+                "DELETE FROM processed_callback_queries WHERE callback_query_id IN (SELECT "
+                "callback_query_id FROM processed_callback_queries WHERE processed_at < ? "
+                "LIMIT ?)",
+                (before, cap),
             )
         return updates + queries

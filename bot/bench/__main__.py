@@ -78,6 +78,12 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     add("--pace-games", type=int, default=2, help="games played to measure the pace")
     add("--p99-limit", type=float, default=250, help="ms: the p99 that bounds the ramps")
     add("--seed", type=int, default=1)
+    add(
+        "--synchronous",
+        choices=("full", "normal"),
+        default="full",
+        help="the bot's SQLite synchronous setting (config.toml's bot.synchronous)",
+    )
     add("--no-pin", action="store_true", help="let the OS place the processes on the CPUs")
     add(
         "--stock-runtime",

@@ -136,12 +136,13 @@ def scaled_game(scale: float) -> GameSection:
     return GameSection(**{name: getattr(defaults, name) * scale for name in TIMERS})
 
 
-def config_text(sandbox: Sandbox, database: Path, scale: float) -> str:
+def config_text(sandbox: Sandbox, database: Path, scale: float, synchronous: str = "full") -> str:
     game = scaled_game(scale)
     timers = "\n".join(f"{name} = {getattr(game, name)!r}" for name in TIMERS)
     return (
         f'[bot]\ntoken = "{sandbox.token}"\napi_server = "{sandbox.base_url}"\n'
         f'database = "{database}"\nlanguage = "en"\nflood_window_scale = {scale!r}\n'
+        f'synchronous = "{synchronous}"\n'
         f"[game]\n{timers}\n"
     )
 
@@ -265,7 +266,9 @@ async def run_games(opts: argparse.Namespace, pace: Pace, say: Callable[[str], N
     await sandbox.start()
     with tempfile.TemporaryDirectory(prefix="mafia-bench-") as tmp:
         config = Path(tmp) / "config.toml"
-        config.write_text(config_text(sandbox, Path(tmp) / "mafia.sqlite3", opts.scale))
+        config.write_text(
+            config_text(sandbox, Path(tmp) / "mafia.sqlite3", opts.scale, opts.synchronous)
+        )
         bot = our_bot(opts, config)
         await bot.start()
         try:
@@ -365,7 +368,7 @@ async def run_restart(opts: argparse.Namespace, say: Callable[[str], None]) -> R
         say(f"  {len(filled)} running games stored in {fill_seconds:.1f} s; restarting the bot")
         await sandbox.start()
         config = Path(tmp) / "config.toml"
-        config.write_text(config_text(sandbox, database, scale))
+        config.write_text(config_text(sandbox, database, scale, opts.synchronous))
         bot = our_bot(opts, config)
         resumed = bot.expect(r"resumed (\d+) running games")
         told: dict[int, float] = {}

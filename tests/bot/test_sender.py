@@ -22,8 +22,9 @@ from aiogram.methods import TelegramMethod
 from aiogram.types import Chat, Message
 
 from bot.clock import VirtualClock
+from bot.longtext import LongMessages
 from bot.render import Button, Edit, Post
-from bot.sender import GAME, PRIORITY, REPLY, Sender
+from bot.sender import GAME, PRIORITY, REPLY, SWEEP_EVERY, Sender
 
 START = 1_000_000_000.0
 GROUP, OTHER_GROUP = -1001, -1002
@@ -342,3 +343,53 @@ async def test_a_third_of_calls_refused_loses_nothing_and_keeps_every_window(rig
         limit, window = (20, 60.0) if chat < 0 else (1, 1.0)
         assert peak(offsets(sent), window) <= limit
     assert peak(offsets(rig.telegram.sent()), 1.0) <= 30
+
+
+# --- long texts (issue 10) -------------------------------------------------------------
+
+
+def units(text: str | None) -> int:
+    return len((text or "").encode("utf-16-le")) // 2
+
+
+async def test_posts_are_folded_only_while_telegram_counts_them_short(rig: Rig) -> None:
+    """N1: relays of emoji, two units each, folded by characters were refused as too long."""
+    await rig.run(rig.send(ANNA, "earlier"))  # the chat's window is taken: the relays wait
+    relays = [Post(ANNA, f"💬 5 · Boris: {mark * 1700}", protect=True) for mark in "🍎🍐🍋"]
+    await rig.run(*(then(lambda p=p: rig.sender.deliver(1, [p])) for p in relays))
+    sent = rig.telegram.sent(chat=ANNA)[1:]
+    assert all(units(c.text) <= 4096 for c in sent)
+    assert "".join(c.text or "" for c in sent).count("🍐") == 1700
+
+
+async def test_an_edit_that_would_grow_past_the_limit_comes_as_the_next_message(
+    rig: Rig,
+) -> None:
+    await rig.run(rig.sender.deliver(1, [Post(GROUP, "🎙 " + "🙂" * 2040, KB, remember="turn")]))
+    await rig.run(rig.sender.deliver(1, [Edit(GROUP, "turn", "✅ nominates 3", KB2)]))
+    await rig.run(rig.sender.deliver(1, [Edit(GROUP, "turn", "⏳ 10 s left.", KB2)]))
+    posts = rig.telegram.sent(chat=GROUP)
+    assert [(c.text, c.keyboard) for c in posts[1:]] == [("✅ nominates 3", "t:1:2:0")]
+    [edit] = rig.telegram.sent("editMessageText", GROUP)
+    assert edit.text == "✅ nominates 3\n⏳ 10 s left."
+
+
+async def test_a_text_too_long_for_one_message_goes_as_several_each_paced(rig: Rig) -> None:
+    rig.bot.session.middleware.unregister(rig.sender.limiter)
+    rig.bot.session.middleware(LongMessages())  # as build_app installs them: outermost
+    rig.bot.session.middleware(rig.sender.limiter)
+    table = "\n".join(f"{i}. {'🎭' * 32} — 1.2" for i in range(200))
+    await rig.run(rig.send(ANNA, table))
+    sent = rig.telegram.sent(chat=ANNA)
+    assert len(sent) == 4 and all(units(c.text) <= 4096 for c in sent)
+    assert "\n".join(c.text or "" for c in sent) == table
+    assert offsets(sent) == [0.0, 1.0, 2.0, 3.0]  # one a second, as to any private chat
+
+
+async def test_the_windows_of_chats_gone_quiet_are_forgotten(rig: Rig) -> None:
+    """Issue 10: a window per chat the bot ever wrote to would grow for months."""
+    for chat in range(1, 2 * SWEEP_EVERY + 1):
+        await rig.run(rig.send(chat, "Welcome"))
+        rig.clock.set(rig.clock.now() + 0.05)
+    assert len(rig.sender.limiter._slots) <= SWEEP_EVERY + 1
+    assert len(rig.telegram.sent()) == 2 * SWEEP_EVERY

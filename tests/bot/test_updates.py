@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.updates import HandledUpdates
+from bot.updates import PRUNE_BATCH, PRUNE_EVERY, HandledUpdates
 from storage import Database
 from storage.updates import ProcessedRepository
 
@@ -69,3 +69,36 @@ async def test_a_mark_stored_with_its_action_is_not_written_again(db: Database) 
     await handled.finish(7, now=4.0)
     assert not await handled.take(7)
     assert await HandledUpdates(ProcessedRepository(db)).take(7) is False  # a new process
+
+
+async def count_marks(db: Database) -> int:
+    rows = await db.fetch_all("SELECT count(*) FROM processed_updates")
+    return int(rows[0][0])
+
+
+async def test_marks_past_any_redelivery_are_pruned_as_updates_come(db: Database) -> None:
+    """Issue 10: the table of marks stays bounded; a day's marks all stay (exactly once)."""
+    day, now = 24 * 3600.0, 1_000_000.0
+    processed = ProcessedRepository(db)
+    for update_id in range(1, 2501):  # three days old: Telegram cannot redeliver these
+        await processed.mark_update(update_id, now=now - 3 * day)
+    for update_id in range(2501, 3001):  # from the last day: a redelivery must be dropped
+        await processed.mark_update(update_id, now=now - day)
+    handled = HandledUpdates(processed)
+    for update_id in range(3001, 3001 + PRUNE_EVERY + 1):
+        assert await handled.take(update_id)
+        await handled.finish(update_id, now=now)
+    # Two prunings (at the first update, and PRUNE_EVERY marks later) took the old ones.
+    assert await count_marks(db) == 500 + PRUNE_EVERY + 1
+    assert not await processed.has_update(2500)
+    assert not await HandledUpdates(processed).take(2501)  # a day old: still known
+    assert not await HandledUpdates(processed).take(3001)
+
+
+async def test_a_pruning_deletes_a_bounded_batch(db: Database) -> None:
+    processed = ProcessedRepository(db)
+    for update_id in range(1, PRUNE_BATCH + 11):
+        await processed.mark_update(update_id, now=0.0)
+    assert await processed.prune(before=1.0, limit=PRUNE_BATCH) == PRUNE_BATCH
+    assert await count_marks(db) == 10
+    assert await processed.prune(before=1.0) == 10

@@ -892,11 +892,15 @@ async def test_nicks_made_of_markup_are_shown_as_written() -> None:
         table.sandbox.assert_no_bot_errors()
 
 
-async def test_a_relay_of_4096_units_is_cut_to_fit_not_refused(table: Table) -> None:
+async def test_a_relay_of_4096_units_arrives_whole_in_two_messages(table: Table) -> None:
+    """N1, issue 10: with its prefix it is too long for one message; nothing is cut off."""
     state = await table.wait_for(lambda s: s.phase is Phase.ACQUAINTANCE)
     first, second, *_ = state.living_mafia()
     await table.person(first).send(table.person(first).private, "🙂" * 2048)
     await table.settle()
-    relayed = table.person(second).inbox()[-1].content
-    assert relayed.startswith(f"💬 {table.label(first)}: 🙂")
-    assert len(relayed.encode("utf-16-le")) // 2 <= 4096
+    head, tail = (m.content for m in table.person(second).inbox()[-2:])
+    assert head.startswith(f"💬 {table.label(first)}: 🙂")
+    for part in (head, tail):
+        assert len(part.encode("utf-16-le")) // 2 <= 4096
+    assert (head + tail).count("🙂") == 2048
+    table.sandbox.assert_no_bot_errors()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
+import stat
 from pathlib import Path
 
 import pytest
@@ -29,10 +31,42 @@ async def count(db: Database, table: str) -> int:
 async def test_connection_pragmas_are_set(db: Database, db_path: Path) -> None:
     assert await pragma(db, "journal_mode") == "wal"
     assert await pragma(db, "foreign_keys") == 1
-    assert await pragma(db, "synchronous") == 1  # NORMAL
+    assert await pragma(db, "synchronous") == 2  # FULL: no acknowledged action is lost
     assert await pragma(db, "busy_timeout") == 5000
     await db.execute("INSERT INTO bans (user_id, reason, at) VALUES (1, 'x', 0)")
     assert db_path.with_name(db_path.name + "-wal").exists()
+
+
+async def test_synchronous_is_configurable(db_path: Path) -> None:
+    async with await Database.open(db_path, synchronous="normal") as db:
+        assert await pragma(db, "synchronous") == 1
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+async def test_database_files_are_readable_by_the_bot_alone(tmp_path: Path) -> None:
+    """Issue 10: the files hold every running game's seed and roles."""
+    old_umask = os.umask(0o022)  # what most systems give a service: files world-readable
+    try:
+        fresh = tmp_path / "fresh.sqlite3"
+        async with await Database.open(fresh) as db:
+            await db.execute("INSERT INTO bans (user_id, reason, at) VALUES (1, 'x', 0)")
+            for name in ("fresh.sqlite3", "fresh.sqlite3-wal", "fresh.sqlite3-shm"):
+                assert mode(tmp_path / name) == 0o600, name
+        # A database (and its WAL) that an earlier version left readable to all.
+        older = tmp_path / "older.sqlite3"
+        async with await Database.open(older) as db:
+            await db.execute("INSERT INTO bans (user_id, reason, at) VALUES (1, 'x', 0)")
+            for name in ("older.sqlite3", "older.sqlite3-wal", "older.sqlite3-shm"):
+                os.chmod(tmp_path / name, 0o644)
+            async with await Database.open(older) as again:
+                assert await pragma(again, "journal_mode") == "wal"
+            for name in ("older.sqlite3", "older.sqlite3-wal", "older.sqlite3-shm"):
+                assert mode(tmp_path / name) == 0o600, name
+    finally:
+        os.umask(old_umask)
 
 
 async def test_busy_timeout_is_configurable(db_path: Path) -> None:
