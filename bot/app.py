@@ -80,6 +80,8 @@ PRIVATE_COMMANDS = (
     "finish",
     "export",
     "protocol",
+    "unregister",
+    "registration",
 )
 
 
