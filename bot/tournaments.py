@@ -8,6 +8,7 @@ stores, looks up and tells people.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -424,6 +425,14 @@ class TournamentService:
         rows = await self.standings(tournament)
         await self.repos.tournaments.set_status(tournament.tournament_id, TournamentStatus.FINISHED)
         return rows
+
+
+_WORD = re.compile(r'"([^"]*)"|«([^»]*)»|(\S+)')
+
+
+def words_of(text: str) -> list[str]:
+    """A command's arguments as words; a nick in quotes ("Anna 2" or «Анна 2») is one."""
+    return [next(g for g in m.groups() if g is not None) for m in _WORD.finditer(text)]
 
 
 def _cuts(length: int, count: int) -> list[list[tuple[int, int]]]:

@@ -16,7 +16,7 @@ from bot.service import GameService
 from bot.tournament.errors import BadPoints
 from bot.tournament.scoring import format_tenths, parse_tenths
 from bot.tournament.standings import StandingsRow, top_three
-from bot.tournaments import TournamentError, TournamentService
+from bot.tournaments import TournamentError, TournamentService, words_of
 from handlers.filters import IN_GROUP, IN_PRIVATE
 from handlers.lobby import missing_rights, refresh_lobby
 from storage.games import GameStatus
@@ -309,7 +309,7 @@ async def adjust(
 ) -> None:
     """T5: `/adjust <nick> <points> <reason>`, points in tenths precision (e.g. -0.5)."""
     assert message.from_user is not None
-    parts = (command.args or "").split()
+    parts = words_of(command.args or "")
     try:
         tournament = await tournaments.judged_by(message.from_user.id)
         if len(parts) < 3:
@@ -457,7 +457,7 @@ async def replace_player(
 ) -> None:
     """`/replace CODE OUT IN`: a reserve takes a missing player's place at a table (T1)."""
     assert message.from_user is not None
-    parts = (command.args or "").split()
+    parts = words_of(command.args or "")
     try:
         tournament = await tournaments.judged_by(message.from_user.id)
         if len(parts) < 3:
@@ -491,7 +491,7 @@ async def unregister(
 ) -> None:
     """`/unregister NICK`: the Judge takes a player off their tournament's list."""
     assert message.from_user is not None
-    nick = (command.args or "").strip()
+    nick = " ".join(words_of(command.args or ""))
     try:
         tournament = await tournaments.judged_by(message.from_user.id)
         if not nick:

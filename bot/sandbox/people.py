@@ -36,6 +36,7 @@ from bot.sandbox.world import (
 
 _INVITE = re.compile(r"(?:https?://)?t\.me/(?:\+|joinchat/)([\w-]+)")
 _BOT_LINK = re.compile(r"(?:https?://)?t\.me/(\w+)")
+_START_PAYLOAD = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class SimUser(Account):
@@ -208,6 +209,9 @@ class SimUser(Account):
         if target is None or target.group(1).lower() != (self._world.bot.username or "").lower():
             raise SimulationError(f"the sandbox can't open {url!r}")
         payload = parse_qs(parts.query).get("start", [None])[0]
+        if payload is not None and not _START_PAYLOAD.fullmatch(payload):
+            # Telegram passes only up to 64 of A-Za-z0-9_- (Bot API, deep linking).
+            raise SimulationError(f"Telegram would not pass the start parameter {payload!r}")
         return await self.start_bot(payload)
 
     async def join_by_link(self, url: str) -> SimMessage:
