@@ -263,6 +263,8 @@ class SimUser(Account):
                 )
         elif isinstance(chat, Group) and not chat.member(self).is_member:
             raise SimulationError(f"{self.first_name} is not a member of {chat.title}")
+        elif isinstance(chat, Group) and chat.member(self).status == "restricted":
+            raise SimulationError(f"{self.first_name} is muted in {chat.title}")
 
     def _button(self, message: SimMessage, which: str | int) -> Button:
         self._check_sees(message)
@@ -342,6 +344,14 @@ class SimGroup(Group):
         if not old.is_member or old.status == "creator":
             raise SimulationError(f"{user.first_name} can't be promoted in {self.title}")
         new = Membership(user, "administrator", AdminRights.granting(**rights))
+        self._world.membership_changed(self, old, new, self.owner)
+
+    def restrict(self, user: SimUser, *, in_chat: bool = True) -> None:
+        """The owner mutes `user` (who may be in the chat, or have left it since)."""
+        old = self.member(user)
+        if old.is_admin:
+            raise SimulationError(f"{user.first_name} is an administrator of {self.title}")
+        new = Membership(user, "restricted", in_chat=in_chat)
         self._world.membership_changed(self, old, new, self.owner)
 
     def demote(self, user: SimUser) -> None:

@@ -258,3 +258,26 @@ async def test_stop_and_begin_delivered_together(
         assert state is None or state.finished
         assert table.timers.next_due() is None
         table.sandbox.assert_no_bot_errors()
+
+
+async def test_a_muted_member_may_join_one_who_left_may_not() -> None:
+    """getChatMember as Telegram answers it: "restricted" with is_member either way."""
+    async with open_table(12, seed=2, lang="en") as table:
+        muted, gone, member = table.people[:3]
+        await table.host.send(table.group, "/newgame")
+        await table.settle()
+        link = lobby_link(table.group)
+        table.group.restrict(muted)
+        table.group.remove_member(gone)
+        table.group.restrict(gone, in_chat=False)
+        for person in (muted, gone, member):
+            await person.open_link(link)
+            await table.settle()
+        assert "You joined game" in muted.inbox()[-1].content
+        assert "Only members of Mafia Club" in gone.inbox()[-1].content
+        assert "You joined game" in member.inbox()[-1].content
+        game = await table.app.service.active_game(table.group.id)
+        assert game is not None
+        seated = {p.user_id for p in await table.app.service.repos.lobby.players(game.game_id)}
+        assert seated == {muted.id, member.id}
+        table.sandbox.assert_no_bot_errors()
