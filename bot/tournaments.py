@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -130,20 +131,28 @@ class TournamentService:
         raise TournamentError("nick.unknown", nick=escape(nick))
 
     async def players_by_nicks(
-        self, tournament_id: int, words: list[str], count: int, rest: int = 0
+        self,
+        tournament_id: int,
+        words: list[str],
+        count: int,
+        rest: int = 0,
+        fits: Callable[[list[str]], bool] = lambda after: True,
     ) -> tuple[list[TournamentPlayer], list[str]]:
         """`count` nicks (a nick may have spaces) from the start of `words`, then the rest.
 
-        `rest` is how many words at least follow the nicks (0: none may). Every way of
-        cutting the words into `count` nicks is tried; exactly one must name registered
-        players, or the command is refused: with the candidates for a nick that names
-        nobody, or as ambiguous.
+        `rest` is how many words at least follow the nicks (0: none may), and `fits` says
+        whether they make sense (e.g. the points of /adjust). Every way of cutting the
+        words into `count` nicks is tried; exactly one must name registered players, or
+        the command is refused: with the candidates for a nick that names nobody, or as
+        ambiguous.
         """
         found: list[tuple[list[TournamentPlayer], list[str]]] = []
         first_error: TournamentError | None = None
         for cuts in _cuts(len(words) - rest, count):
             if rest == 0 and cuts[-1][1] != len(words):
                 continue  # nothing may follow the nicks: they take every word
+            if not fits(words[cuts[-1][1] :]):
+                continue
             nicks = [" ".join(words[a:b]) for a, b in cuts]
             try:
                 players = [await self.player_by_nick(tournament_id, n) for n in nicks]

@@ -315,7 +315,7 @@ async def adjust(
         if len(parts) < 3:
             raise TournamentError("adjust.usage")
         [player], after = await tournaments.players_by_nicks(
-            tournament.tournament_id, parts, 1, rest=2
+            tournament.tournament_id, parts, 1, rest=2, fits=lambda after: _points(after[0])
         )
         tenths = parse_tenths(after[0])
     except TournamentError as error:
@@ -336,6 +336,14 @@ async def adjust(
             lang, "adjust.done", nick=escape(player.nick), points=format_tenths(tenths, signed=True)
         )
     )
+
+
+def _points(word: str) -> bool:
+    try:
+        parse_tenths(word)
+    except BadPoints:
+        return False
+    return True
 
 
 async def finish(

@@ -197,8 +197,14 @@ async def test_T1_the_judge_unregisters_and_closes_registration_nicks_ignore_cas
         assert "more than one way (Anna, anna 2)" in ambiguous
         done = await say(table, judge, judge.private, '/adjust "ANNA 2" -0.5 late')
         assert done.startswith("anna 2: -0.5")
+        # Where only one reading has points after the nick, that reading is taken.
+        maria = table.sandbox.add_user("Anna Maria", language_code="en")
+        await maria.open_link(link)
+        await table.settle()
+        done = await say(table, judge, judge.private, "/adjust anna maria -1 late")
+        assert done.startswith("Anna Maria: -1")
         rows = await table.app.service.repos.tours.adjustments(cup.tournament_id)
-        assert [(r.user_id, r.tenths) for r in rows] == [(vera_named_anna.id, -5)]
+        assert [(r.user_id, r.tenths) for r in rows] == [(vera_named_anna.id, -5), (maria.id, -10)]
 
         answer = await say(table, judge, judge.private, "/unregister aNNa")
         assert "Anna is no longer registered" in answer
