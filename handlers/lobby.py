@@ -20,7 +20,7 @@ from bot.callbacks import PresenceCb
 from bot.i18n import escape
 from bot.render import Button
 from bot.sender import markup
-from bot.service import GameService, JoinOutcome, Seating
+from bot.service import GameService, JoinOutcome
 from bot.tournaments import TournamentService
 from handlers.filters import IN_GROUP
 from storage.errors import ActiveGameExistsError
@@ -218,9 +218,7 @@ async def join_in_group(message: Message, bot: Bot, service: GameService, lang: 
     outcome = await service.join(game, message.from_user.id, message.from_user.first_name)
     if outcome.joined:
         await refresh_lobby(service, game, bot)
-    elif outcome.seating in (Seating.ALREADY, Seating.FULL, Seating.CLOSED):
-        await message.answer(service.t(lang, "lobby.cannot_join"))
-    else:
+    else:  # why not, said plainly: full, already in, off the roster, seated elsewhere
         await answer_seating(message, service, lang, game, outcome)
 
 

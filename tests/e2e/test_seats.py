@@ -110,6 +110,7 @@ async def test_a_casual_lobby_seats_members_of_its_chat_and_says_when_it_is_full
         await late.follow(lobby, 0)
         await table.settle()
         assert "is full" in late.inbox()[-1].content
+        assert "The game in Mafia Club is full" in await say(table, late, table.group, "/join")
 
         outsider = table.sandbox.add_user("Passer-by", language_code="en")
         await table.host.send(table.group, "/leave")  # the Host holds no seat: nothing changes
