@@ -81,6 +81,8 @@ PRIVATE_COMMANDS = (
     "finish",
     "export",
     "protocol",
+    "unregister",
+    "registration",
 )
 
 

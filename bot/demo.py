@@ -116,6 +116,9 @@ class Table:
     seed: int
     warning_seconds: float
     game_id: int | None = None
+    # Updates handled side by side, as in production (set before boot() or restart(), by
+    # a test that races two commands; settle() cannot tell when such handlers are done).
+    concurrent: bool = False
 
     # --- the bot, which can be stopped and started again on the same database -----
 
@@ -138,7 +141,10 @@ class Table:
         await self._moving_the_clock(self.app.service.resume_all())
         self.polling = asyncio.create_task(
             self.app.dispatcher.start_polling(
-                self.bot, handle_as_tasks=False, polling_timeout=1, handle_signals=False
+                self.bot,
+                handle_as_tasks=self.concurrent,
+                polling_timeout=1,
+                handle_signals=False,
             )
         )
         await self._moving_the_clock(self.sandbox.wait_polling())

@@ -15,6 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
+from enum import StrEnum
 
 import orjson
 
@@ -70,6 +71,27 @@ class BeginOutcome:
     # Players the bot cannot write to yet: they never pressed Start, or blocked the bot.
     unreachable: list[LobbyPlayer]
     too_few: int | None = None  # set when the lobby is outside the settings' bounds
+
+
+class Seating(StrEnum):
+    """What became of a request for a seat in a lobby (the value names its text)."""
+
+    JOINED = "joined"
+    ALREADY = "already"
+    FULL = "full"
+    CLOSED = "closed"
+    NOT_ON_ROSTER = "not_on_roster"
+    ELSEWHERE = "elsewhere"
+
+
+@dataclass(frozen=True)
+class JoinOutcome:
+    seating: Seating
+    elsewhere: Game | None = None  # the game the person already has a seat in
+
+    @property
+    def joined(self) -> bool:
+        return self.seating is Seating.JOINED
 
 
 class GameService:
@@ -296,16 +318,60 @@ class GameService:
         settings: GameSettings = from_json(GameSettings, json.loads(game.settings_json))
         return settings
 
-    async def join(self, game: Game, user_id: int, nick: str) -> bool:
-        """Seat a player in the lobby if there is room; the caller holds the game's lock."""
-        current = await self.repos.games.get(game.game_id)
-        if current is None or current.status is not GameStatus.LOBBY:
-            return False  # the deal happened while this join waited for the lock
-        settings = await self.settings_of(game)
-        players = await self.repos.lobby.players(game.game_id)
-        if len(players) >= settings.max_players:
-            return False
-        return await self.repos.lobby.join(game.game_id, user_id, nick=nick, now=self.clock.now())
+    async def join(self, game: Game, user_id: int, nick: str) -> JoinOutcome:
+        """Seat a player in the lobby, under the game's lock, if they may sit there.
+
+        A tournament table seats its roster only, under their tournament nicks (T1;
+        reserves come in through the Judge's /replace). Nobody holds two seats at once:
+        the check and the seat are one transaction, so two lobbies joined at the same
+        moment cannot both take the same person.
+        """
+        async with self.lock(game.game_id):
+            current = await self.repos.games.get(game.game_id)
+            if current is None or current.status is not GameStatus.LOBBY:
+                return JoinOutcome(Seating.CLOSED)  # e.g. the deal happened meanwhile
+            players = await self.repos.lobby.players(game.game_id)
+            if any(p.user_id == user_id for p in players):
+                return JoinOutcome(Seating.ALREADY)
+            group = await self.repos.tours.group_of_game(game.game_id)
+            if group is not None:
+                if user_id not in group.players:
+                    return JoinOutcome(Seating.NOT_ON_ROSTER)
+                registered = await self.repos.tournaments.player(group.tournament_id, user_id)
+                nick = registered.nick if registered is not None else nick
+            if len(players) >= (await self.settings_of(current)).max_players:
+                return JoinOutcome(Seating.FULL)
+            async with self.repos.database.transaction():
+                elsewhere = await self.repos.lobby.seated_elsewhere(user_id, game.game_id)
+                if elsewhere is not None:
+                    return JoinOutcome(Seating.ELSEWHERE, elsewhere)
+                await self.repos.lobby.join(game.game_id, user_id, nick=nick, now=self.clock.now())
+            return JoinOutcome(Seating.JOINED)
+
+    async def leave(self, game: Game, user_id: int) -> bool:
+        """Take a player out of the lobby, under the game's lock; False if they were not in it."""
+        async with self.lock(game.game_id):
+            current = await self.repos.games.get(game.game_id)
+            if current is None or current.status is not GameStatus.LOBBY:
+                return False
+            return await self.repos.lobby.leave(game.game_id, user_id)
+
+    async def stop_lobby(self, game: Game) -> bool:
+        """The Host's /stop before the deal; False if the game was dealt meanwhile.
+
+        Under the game's lock, like /begin: a /stop and a /begin sent together leave the
+        game either stopped in the lobby or dealt (and then the caller stops it as a
+        running game), never dealt with its status saying it was stopped.
+        """
+        async with self.lock(game.game_id):
+            current = await self.repos.games.get(game.game_id)
+            if current is None or current.status is not GameStatus.LOBBY:
+                return False
+            await self.repos.games.set_status(
+                game.game_id, GameStatus.ABORTED, now=self.clock.now()
+            )
+            self._begin_requested.discard(game.game_id)
+            return True
 
     async def unreachable(self, players: Sequence[LobbyPlayer]) -> list[LobbyPlayer]:
         missing = []

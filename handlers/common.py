@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from aiogram import F, Router
 from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import Message
@@ -12,6 +14,12 @@ from bot.service import GameService
 from handlers.filters import IN_PRIVATE, Is
 from handlers.lobby import join_from_private
 
+# Deep-link payloads are at most 64 characters of A-Za-z0-9_- (Bot API). A lobby's token
+# is storage.games' token_urlsafe(16): 22 of them, or 32 hex digits for a lobby that
+# was open when the tokens came; an old link had the game's number (ASCII digits only).
+JOIN = re.compile(r"join_[A-Za-z0-9_-]{16,59}")
+OLD_JOIN = re.compile(r"join_[0-9]{1,15}")
+
 
 async def start(message: Message, command: CommandObject, service: GameService, lang: str) -> None:
     assert message.from_user is not None
@@ -21,10 +29,12 @@ async def start(message: Message, command: CommandObject, service: GameService, 
     # A card or night keyboard that could not reach them before goes out now.
     await service.resend_unsent(user_id)
     payload = command.args or ""
-    game = payload.removeprefix("join_")
-    # isdecimal (int() refuses some digits, "²"), and short enough for an SQLite integer.
-    if payload.startswith("join_") and game.isdecimal() and len(game) <= 15:
-        await join_from_private(message, int(game), service, lang)
+    if OLD_JOIN.fullmatch(payload):
+        # Links of before the tokens named the game by its number, which anyone could guess.
+        await message.answer(service.t(lang, "lobby.old_link"))
+        return
+    if JOIN.fullmatch(payload):
+        await join_from_private(message, payload.removeprefix("join_"), service, lang)
         return
     await message.answer(service.t(lang, "common.welcome"))
     await service.retry_waiting_begins(user_id)

@@ -75,7 +75,7 @@ async def begin(message: Message, bot: Bot, service: GameService, lang: str, gam
         names = ", ".join(
             f'<a href="tg://user?id={p.user_id}">{escape(p.nick)}</a>' for p in outcome.unreachable
         )
-        link = f"https://t.me/{me.username}?start=join_{game.game_id}"
+        link = f"https://t.me/{me.username}?start=join_{game.join_token}"
         await bot.send_message(
             message.chat.id,
             service.t(lang, "lobby.unreachable", players=names),
@@ -104,12 +104,10 @@ async def extend(message: Message, command: CommandObject, service: GameService,
 
 
 async def stop(message: Message, service: GameService, lang: str, game: Any) -> None:
-    if game.status is GameStatus.LOBBY:
-        await service.repos.games.set_status(
-            game.game_id, GameStatus.ABORTED, now=service.clock.now()
-        )
+    if game.status is GameStatus.LOBBY and await service.stop_lobby(game):
         await message.answer(service.t(lang, "over.aborted"))
         return
+    # Running, or dealt by a /begin that took the lock first: the game itself stops.
     await _act(message, service, lang, Stop())
 
 

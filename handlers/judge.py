@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import BufferedInputFile, Message
@@ -14,12 +16,13 @@ from bot.service import GameService
 from bot.tournament.errors import BadPoints
 from bot.tournament.scoring import format_tenths, parse_tenths
 from bot.tournament.standings import StandingsRow, top_three
-from bot.tournaments import TournamentError, TournamentService
+from bot.tournaments import TournamentError, TournamentService, words_of
 from handlers.filters import IN_GROUP, IN_PRIVATE
 from handlers.lobby import missing_rights, refresh_lobby
 from storage.games import GameStatus
 
 PRIVATE = IN_PRIVATE
+OLD_REGISTRATION = re.compile(r"reg_[0-9]{1,9}")
 SIDES = {side.value for side in Side}
 GROUP = IN_GROUP
 
@@ -45,7 +48,7 @@ async def create(
         await _refuse(message, service, lang, error)
         return
     me = await bot.me()
-    link = f"https://t.me/{me.username}?start=reg_{tournament.tournament_id}"
+    link = f"https://t.me/{me.username}?start=reg_{tournament.reg_token}"
     await message.answer(
         service.t(lang, "tournament.created", name=escape(tournament.name), link=link)
     )
@@ -58,12 +61,16 @@ async def register(
     tournaments: TournamentService,
     lang: str,
 ) -> None:
-    """The registration deep link: `/start reg_<tournament>`."""
+    """The registration deep link: `/start reg_<token>`."""
     assert message.from_user is not None and command.args is not None
     await service.repos.users.set_started(message.from_user.id, True)
+    if OLD_REGISTRATION.fullmatch(command.args):
+        # Links of before the tokens named the tournament by its number: anyone could guess it.
+        await message.answer(service.t(lang, "tournament.old_link"))
+        return
     try:
         tournament = await tournaments.register(
-            int(command.args[4:]), message.from_user.id, message.from_user.first_name
+            command.args[4:], message.from_user.id, message.from_user.first_name
         )
     except TournamentError as error:
         await _refuse(message, service, lang, error)
@@ -302,18 +309,15 @@ async def adjust(
 ) -> None:
     """T5: `/adjust <nick> <points> <reason>`, points in tenths precision (e.g. -0.5)."""
     assert message.from_user is not None
-    parts = (command.args or "").split()
+    parts = words_of(command.args or "")
     try:
         tournament = await tournaments.judged_by(message.from_user.id)
         if len(parts) < 3:
             raise TournamentError("adjust.usage")
-        nicks = {
-            n.lower(): u for u, n in (await tournaments.nicks(tournament.tournament_id)).items()
-        }
-        user_id = nicks.get(parts[0].lower())
-        if user_id is None:
-            raise TournamentError("adjust.unknown", nick=escape(parts[0]))
-        tenths = parse_tenths(parts[1])
+        [player], after = await tournaments.players_by_nicks(
+            tournament.tournament_id, parts, 1, rest=2, fits=lambda after: _points(after[0])
+        )
+        tenths = parse_tenths(after[0])
     except TournamentError as error:
         await _refuse(message, service, lang, error)
         return
@@ -322,16 +326,24 @@ async def adjust(
         return
     await service.repos.tours.adjust(
         tournament.tournament_id,
-        user_id,
+        player.user_id,
         tenths,
-        " ".join(parts[2:])[:200],
+        " ".join(after[1:])[:200],
         now=service.clock.now(),
     )
     await message.answer(
         service.t(
-            lang, "adjust.done", nick=escape(parts[0]), points=format_tenths(tenths, signed=True)
+            lang, "adjust.done", nick=escape(player.nick), points=format_tenths(tenths, signed=True)
         )
     )
+
+
+def _points(word: str) -> bool:
+    try:
+        parse_tenths(word)
+    except BadPoints:
+        return False
+    return True
 
 
 async def finish(
@@ -453,41 +465,84 @@ async def replace_player(
 ) -> None:
     """`/replace CODE OUT IN`: a reserve takes a missing player's place at a table (T1)."""
     assert message.from_user is not None
-    parts = (command.args or "").split()
+    parts = words_of(command.args or "")
     try:
         tournament = await tournaments.judged_by(message.from_user.id)
-        if len(parts) != 3:
+        if len(parts) < 3:
             raise TournamentError("replace.usage")
-        nicks = {
-            n.lower(): u for u, n in (await tournaments.nicks(tournament.tournament_id)).items()
-        }
         group = await service.repos.tours.group(parts[0])
-        out, sub = nicks.get(parts[1].lower()), nicks.get(parts[2].lower())
         if group is None or group.tournament_id != tournament.tournament_id:
             raise TournamentError("bind.unknown", code=escape(parts[0]))
-        if out not in group.players or sub is None or sub in group.players:
+        [out, sub], _ = await tournaments.players_by_nicks(tournament.tournament_id, parts[1:], 2)
+        if out.user_id not in group.players or sub.user_id in group.players:
             raise TournamentError("replace.usage")
     except TournamentError as error:
         await _refuse(message, service, lang, error)
         return
-    await service.repos.tours.replace_player(group.code, out, sub)
+    await service.repos.tours.replace_player(group.code, out.user_id, sub.user_id)
     if group.game_id is not None:
         game = await service.repos.games.get(group.game_id)
         if game is not None and game.status is GameStatus.LOBBY:
-            async with service.lock(game.game_id):
-                await service.repos.lobby.leave(game.game_id, out)
+            await service.leave(game, out.user_id)
             await refresh_lobby(service, game, bot)
     await message.answer(
-        service.t(lang, "replace.done", code=group.code, out=escape(parts[1]), sub=escape(parts[2]))
+        service.t(lang, "replace.done", code=group.code, out=escape(out.nick), sub=escape(sub.nick))
     )
+
+
+async def unregister(
+    message: Message,
+    command: CommandObject,
+    service: GameService,
+    tournaments: TournamentService,
+    lang: str,
+) -> None:
+    """`/unregister NICK`: the Judge takes a player off their tournament's list."""
+    assert message.from_user is not None
+    nick = " ".join(words_of(command.args or ""))
+    try:
+        tournament = await tournaments.judged_by(message.from_user.id)
+        if not nick:
+            raise TournamentError("unregister.usage")
+        player = await tournaments.player_by_nick(tournament.tournament_id, nick)
+    except TournamentError as error:
+        await _refuse(message, service, lang, error)
+        return
+    deleted = await tournaments.unregister(tournament, player)
+    key = "unregister.done" if deleted else "unregister.withdrawn"
+    await message.answer(service.t(lang, key, nick=escape(player.nick)))
+
+
+async def registration(
+    message: Message,
+    command: CommandObject,
+    service: GameService,
+    tournaments: TournamentService,
+    lang: str,
+) -> None:
+    """`/registration open|closed`: whether the registration link still registers people."""
+    assert message.from_user is not None
+    wanted = (command.args or "").strip().lower()
+    try:
+        tournament = await tournaments.judged_by(message.from_user.id)
+        if wanted not in ("open", "closed"):
+            raise TournamentError("registration.usage")
+    except TournamentError as error:
+        await _refuse(message, service, lang, error)
+        return
+    await tournaments.set_registration(tournament, wanted == "open")
+    await message.answer(service.t(lang, f"registration.{wanted}", name=escape(tournament.name)))
 
 
 def make_router() -> Router:
     router = Router(name="judge")
     router.message.register(
-        # Digits only, and few enough for an SQLite integer: anything else is not a link of ours.
+        # A token (storage.tournaments: token_urlsafe, or hex from migration 4), or an
+        # old link's number; deep-link payloads are at most 64 of A-Za-z0-9_-.
         register,
-        CommandStart(deep_link=True, magic=F.args.regexp(r"reg_[0-9]{1,9}$")),
+        CommandStart(
+            deep_link=True, magic=F.args.regexp(r"reg_(?:[A-Za-z0-9_-]{16,60}|[0-9]{1,9})$")
+        ),
         PRIVATE,
     )
     router.message.register(create, Command("tournament"), PRIVATE)
@@ -502,6 +557,8 @@ def make_router() -> Router:
     router.message.register(export, Command("export"), PRIVATE)
     router.message.register(protocol, Command("protocol"), PRIVATE)
     router.message.register(replace_player, Command("replace"), PRIVATE)
+    router.message.register(unregister, Command("unregister"), PRIVATE)
+    router.message.register(registration, Command("registration"), PRIVATE)
     router.message.register(bind, Command("bind"), GROUP)
     router.message.register(expel, Command("expel"), GROUP)
     return router

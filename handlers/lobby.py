@@ -7,13 +7,20 @@ import contextlib
 from aiogram import Bot, Router
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.filters import Command
-from aiogram.types import CallbackQuery, ChatMemberAdministrator, ChatMemberOwner, Message
+from aiogram.types import (
+    CallbackQuery,
+    ChatMemberAdministrator,
+    ChatMemberMember,
+    ChatMemberOwner,
+    ChatMemberRestricted,
+    Message,
+)
 
 from bot.callbacks import PresenceCb
 from bot.i18n import escape
 from bot.render import Button
 from bot.sender import markup
-from bot.service import GameService
+from bot.service import GameService, JoinOutcome
 from bot.tournaments import TournamentService
 from handlers.filters import IN_GROUP
 from storage.errors import ActiveGameExistsError
@@ -75,8 +82,10 @@ async def lobby_view(service: GameService, game: Game, bot: Bot) -> tuple[str, B
         max=settings.max_players,
         players=names,
     )
+    if len(players) >= settings.max_players:
+        text += "\n\n" + service.t(lang, "lobby.full_note", max=settings.max_players)
     me = await bot.me()
-    link = f"https://t.me/{me.username}?start=join_{game.game_id}"
+    link = f"https://t.me/{me.username}?start=join_{game.join_token}"
     return text, Button(service.t(lang, "button.join"), url=link)
 
 
@@ -145,30 +154,53 @@ async def newgame(
     )
 
 
-async def join_from_private(
-    message: Message, game_id: int, service: GameService, lang: str
+async def is_member(bot: Bot, chat_id: int, user_id: int) -> bool:
+    """Whether Telegram says the user is in the chat (a restricted member still is)."""
+    try:
+        member = await bot.get_chat_member(chat_id, user_id)
+    except TelegramBadRequest:
+        return False  # "user not found": never in the chat
+    if isinstance(member, ChatMemberRestricted):
+        return member.is_member
+    return isinstance(member, ChatMemberOwner | ChatMemberAdministrator | ChatMemberMember)
+
+
+async def answer_seating(
+    message: Message, service: GameService, lang: str, game: Game, outcome: JoinOutcome
 ) -> None:
-    """The Join deep link lands here: the player has pressed Start, so we can write to them."""
+    """Tell the person what became of their request for a seat (in the chat they asked in)."""
+    if outcome.elsewhere is not None:
+        where = outcome.elsewhere
+        chat = await service.repos.chats.get(where.chat_id)
+        title = escape(chat.title or "") if chat else ""
+        await message.answer(service.t(lang, "lobby.elsewhere", title=title, game=where.game_id))
+        return
+    chat = await service.repos.chats.get(game.chat_id)
+    title = escape(chat.title or "") if chat else ""
+    await message.answer(
+        service.t(lang, f"lobby.{outcome.seating.value}", title=title, game=game.game_id)
+    )
+
+
+async def join_from_private(message: Message, token: str, service: GameService, lang: str) -> None:
+    """The Join deep link lands here: the player has pressed Start, so we can write to them.
+
+    The link names the lobby by its token; whoever follows it must be a member of the
+    game's chat as Telegram says (getChatMember), not merely someone who saw the link.
+    """
     assert message.from_user is not None and message.bot is not None
-    game = await service.repos.games.get(game_id)
+    game = await service.repos.games.by_join_token(token)
     if game is None or game.status is not GameStatus.LOBBY:
         await message.answer(service.t(lang, "lobby.closed"))
         return
-    nick = message.from_user.first_name
-    async with service.lock(game_id):  # joins one at a time: room is checked, lists differ
-        joined = await service.join(game, message.from_user.id, nick)
-    chat = await service.repos.chats.get(game.chat_id)
-    title = escape(chat.title or "") if chat else ""
-    if not joined:
-        players = await service.repos.lobby.players(game_id)
-        key = (
-            "lobby.already"
-            if any(p.user_id == message.from_user.id for p in players)
-            else "lobby.full"
-        )
-        await message.answer(service.t(lang, key, title=title))
-    else:
-        await message.answer(service.t(lang, "lobby.joined", title=title, game=game_id))
+    if not await is_member(message.bot, game.chat_id, message.from_user.id):
+        chat = await service.repos.chats.get(game.chat_id)
+        title = escape(chat.title or "") if chat else ""
+        await message.answer(service.t(lang, "lobby.not_member", title=title))
+        return
+    outcome = await service.join(game, message.from_user.id, message.from_user.first_name)
+    await answer_seating(message, service, lang, game, outcome)
+    if outcome.joined:
         await refresh_lobby(service, game, message.bot)  # the player hears first
     await service.retry_waiting_begins(message.from_user.id)
 
@@ -179,12 +211,15 @@ async def join_in_group(message: Message, bot: Bot, service: GameService, lang: 
     if game is None or game.status is not GameStatus.LOBBY:
         await message.answer(service.t(lang, "lobby.none"))
         return
-    async with service.lock(game.game_id):
-        joined = await service.join(game, message.from_user.id, message.from_user.first_name)
-    if joined:
-        await refresh_lobby(service, game, bot)
-    if not joined:
+    if message.from_user.is_bot or message.sender_chat is not None:
+        # An anonymous admin or a channel speaks as a bot: no person to seat.
         await message.answer(service.t(lang, "lobby.cannot_join"))
+        return
+    outcome = await service.join(game, message.from_user.id, message.from_user.first_name)
+    if outcome.joined:
+        await refresh_lobby(service, game, bot)
+    else:  # why not, said plainly: full, already in, off the roster, seated elsewhere
+        await answer_seating(message, service, lang, game, outcome)
 
 
 async def leave(message: Message, bot: Bot, service: GameService, lang: str) -> None:
@@ -193,11 +228,9 @@ async def leave(message: Message, bot: Bot, service: GameService, lang: str) -> 
     if game is None or game.status is not GameStatus.LOBBY:
         await message.answer(service.t(lang, "lobby.none"))
         return
-    async with service.lock(game.game_id):
-        left = await service.repos.lobby.leave(game.game_id, message.from_user.id)
-    if left:
+    if await service.leave(game, message.from_user.id):
         await refresh_lobby(service, game, bot)
-    if not left:
+    else:
         await message.answer(service.t(lang, "lobby.not_in"))
 
 
@@ -221,11 +254,17 @@ async def present(
         ),
         query.from_user.first_name,
     )
-    async with service.lock(game.game_id):
-        joined = await service.join(game, query.from_user.id, nick)
-    if joined:
+    outcome = await service.join(game, query.from_user.id, nick)
+    if outcome.joined:
         await refresh_lobby(service, game, bot)
-    await query.answer(service.t(lang, "lobby.present" if joined else "lobby.already_present"))
+        await query.answer(service.t(lang, "lobby.present"))
+    elif outcome.elsewhere is not None:
+        chat = await service.repos.chats.get(outcome.elsewhere.chat_id)
+        title = chat.title or "" if chat else ""  # an alert is plain text: no escaping
+        text = service.t(lang, "lobby.elsewhere", title=title, game=outcome.elsewhere.game_id)
+        await query.answer(text, show_alert=True)
+    else:
+        await query.answer(service.t(lang, "lobby.already_present"))
     await service.retry_waiting_begins(query.from_user.id)
 
 

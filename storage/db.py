@@ -31,6 +31,7 @@ import aiosqlite
 
 from storage.errors import StorageError
 from storage.migrations import MIGRATIONS, Migration, apply_migrations
+from storage.nicks import nick_key
 
 log = logging.getLogger(__name__)
 SLOW_COMMIT = 0.25  # seconds
@@ -235,6 +236,8 @@ async def _configure(
     # In WAL, NORMAL loses at most the last commits on power loss, never consistency;
     # FULL loses none of them, for little CPU (README, "How fast").
     await _pragma(connection, f"synchronous = {SYNCHRONOUS[synchronous]}")
+    # Migration 4 fills tournament_players.nick_key with it (storage.nicks).
+    await connection.create_function("nick_key", 1, nick_key, deterministic=True)
 
 
 async def _switch_to_wal(connection: aiosqlite.Connection, busy_timeout: float) -> object:

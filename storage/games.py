@@ -6,6 +6,7 @@ does know is the lifecycle, because start-up and the one-game-a-chat rule depend
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -55,6 +56,8 @@ class Game:
     updated_at: float
     signed_by: int | None = None  # the Host who signed the sheet (T3)
     signed_at: float | None = None
+    # What the Join deep link names the lobby by (`join_<token>`): not guessable.
+    join_token: str | None = None
 
 
 def _game(row: aiosqlite.Row) -> Game:
@@ -72,6 +75,7 @@ def _game(row: aiosqlite.Row) -> Game:
         updated_at=row["updated_at"],
         signed_by=row["signed_by"],
         signed_at=row["signed_at"],
+        join_token=row["join_token"],
     )
 
 
@@ -90,14 +94,25 @@ class GameRepository:
         now: float,
         tournament_id: int | None = None,
     ) -> Game:
-        """Open a lobby in the chat; raises `ActiveGameExistsError` if it already has a game."""
+        """Open a lobby in the chat; raises `ActiveGameExistsError` if it already has a game.
+
+        The check and the insert are one transaction: two /newgame at once open one lobby.
+        """
         async with self._db.transaction():
             if await self.active_in_chat(chat_id) is not None:
                 raise ActiveGameExistsError(chat_id)
             row = await self._db.fetch_one(
                 "INSERT INTO games (chat_id, host_user_id, tournament_id, settings_json, "
-                "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *",
-                (chat_id, host_user_id, tournament_id, settings_json, now, now),
+                "created_at, updated_at, join_token) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *",
+                (
+                    chat_id,
+                    host_user_id,
+                    tournament_id,
+                    settings_json,
+                    now,
+                    now,
+                    secrets.token_urlsafe(16),
+                ),
             )
         assert row is not None  # RETURNING of an insert always yields the row
         return _game(row)
@@ -105,6 +120,11 @@ class GameRepository:
     async def get(self, game_id: int) -> Game | None:
         """The game, or None if there is no such game."""
         row = await self._db.fetch_one("SELECT * FROM games WHERE game_id = ?", (game_id,))
+        return None if row is None else _game(row)
+
+    async def by_join_token(self, token: str) -> Game | None:
+        """The game whose Join deep link carries `token`, if any."""
+        row = await self._db.fetch_one("SELECT * FROM games WHERE join_token = ?", (token,))
         return None if row is None else _game(row)
 
     async def active_in_chat(self, chat_id: int) -> Game | None:
@@ -225,6 +245,19 @@ class LobbyRepository:
             (game_id, user_id, nick, now),
         )
         return changed > 0
+
+    async def seated_elsewhere(self, user_id: int, game_id: int) -> Game | None:
+        """Another open lobby or running game the user holds a seat in, if any.
+
+        A running game's seats are its lobby as dealt, so one query covers both.
+        """
+        row = await self._db.fetch_one(
+            "SELECT g.* FROM lobby AS l JOIN games AS g ON g.game_id = l.game_id "
+            "WHERE l.user_id = ? AND l.game_id != ? AND g.status IN ('lobby', 'running') "
+            "ORDER BY g.game_id LIMIT 1",
+            (user_id, game_id),
+        )
+        return None if row is None else _game(row)
 
     async def leave(self, game_id: int, user_id: int) -> bool:
         """Take the player out of the lobby; False if they were not in it."""

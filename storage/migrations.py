@@ -235,6 +235,55 @@ CREATE TABLE sheet_changes (
 ) STRICT;
 """
 
+_SCHEMA_4 = """
+-- A deep link names a lobby or a registration by a token nobody can guess: the
+-- numbers count up, and anyone could try the next one.
+ALTER TABLE games ADD COLUMN join_token TEXT;
+UPDATE games SET join_token = lower(hex(randomblob(16))) WHERE status = 'lobby';
+CREATE UNIQUE INDEX games_by_join_token ON games (join_token) WHERE join_token IS NOT NULL;
+
+ALTER TABLE tournaments ADD COLUMN reg_token TEXT;
+UPDATE tournaments SET reg_token = lower(hex(randomblob(16)));
+CREATE UNIQUE INDEX tournaments_by_reg_token ON tournaments (reg_token);
+
+-- The Judge closes and reopens registration.
+ALTER TABLE tournaments ADD COLUMN registration_open INTEGER NOT NULL DEFAULT 1
+    CHECK (registration_open IN (0, 1));
+
+-- Nicks are one nick whatever their case ("Anna" is "anna", "Алёна" is "АЛЕНА"): the
+-- key is storage.nicks.nick_key, which every connection registers as a SQL function.
+ALTER TABLE tournament_players ADD COLUMN nick_key TEXT;
+UPDATE tournament_players SET nick_key = nick_key(nick);
+
+-- Nicks registered before that are told apart the way registration does it: the
+-- first to register keeps the nick, the next get " 2", " 3"… unless that is taken too,
+-- and then their user id.
+UPDATE tournament_players AS p
+SET nick = p.nick || ' ' || d.n, nick_key = nick_key(p.nick || ' ' || d.n)
+FROM (
+    SELECT tournament_id, user_id, row_number() OVER (
+        PARTITION BY tournament_id, nick_key ORDER BY registered_at, user_id
+    ) AS n
+    FROM tournament_players
+) AS d
+WHERE d.tournament_id = p.tournament_id AND d.user_id = p.user_id AND d.n > 1
+    AND NOT EXISTS (
+        SELECT 1 FROM tournament_players AS q
+        WHERE q.tournament_id = p.tournament_id AND q.nick_key = nick_key(p.nick || ' ' || d.n)
+    );
+UPDATE tournament_players AS p
+SET nick = p.nick || ' #' || p.user_id, nick_key = nick_key(p.nick || ' #' || p.user_id)
+FROM (
+    SELECT tournament_id, user_id, row_number() OVER (
+        PARTITION BY tournament_id, nick_key ORDER BY registered_at, user_id
+    ) AS n
+    FROM tournament_players
+) AS d
+WHERE d.tournament_id = p.tournament_id AND d.user_id = p.user_id AND d.n > 1;
+CREATE UNIQUE INDEX tournament_players_by_nick_key
+    ON tournament_players (tournament_id, nick_key);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -243,6 +292,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(2, "who signed a game's result sheet, and when (T3)", _SCHEMA_2),
     Migration(3, "tour groups, point adjustments, sheet changes (T1, T3, T5)", _SCHEMA_3),
+    Migration(
+        4,
+        "unguessable join and registration tokens, registration open or closed, nick keys",
+        _SCHEMA_4,
+    ),
 )
 """Every migration, in order; the last one's version is the schema version of this code."""
 

@@ -6,6 +6,7 @@ themselves are derived from the protocols of the tournament's games.
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -13,6 +14,7 @@ import aiosqlite
 
 from storage.db import Database
 from storage.errors import AlreadyRegisteredError, NickTakenError, NotFoundError
+from storage.nicks import nick_key
 
 
 class TournamentStatus(StrEnum):
@@ -41,6 +43,9 @@ class Tournament:
     settings_json: str
     status: TournamentStatus
     created_at: float
+    # What the registration deep link names the tournament by (`reg_<token>`).
+    reg_token: str | None = None
+    registration_open: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +67,8 @@ def _tournament(row: aiosqlite.Row) -> Tournament:
         settings_json=row["settings_json"],
         status=TournamentStatus(row["status"]),
         created_at=row["created_at"],
+        reg_token=row["reg_token"],
+        registration_open=bool(row["registration_open"]),
     )
 
 
@@ -86,9 +93,9 @@ class TournamentRepository:
     ) -> Tournament:
         """Create a tournament open for registration, with its Judge and initial scheme."""
         row = await self._db.fetch_one(
-            "INSERT INTO tournaments (name, judge_user_id, settings_json, created_at) "
-            "VALUES (?, ?, ?, ?) RETURNING *",
-            (name, judge_user_id, settings_json, now),
+            "INSERT INTO tournaments (name, judge_user_id, settings_json, created_at, reg_token) "
+            "VALUES (?, ?, ?, ?, ?) RETURNING *",
+            (name, judge_user_id, settings_json, now, secrets.token_urlsafe(16)),
         )
         assert row is not None  # RETURNING of an insert always yields the row
         return _tournament(row)
@@ -99,6 +106,20 @@ class TournamentRepository:
             "SELECT * FROM tournaments WHERE tournament_id = ?", (tournament_id,)
         )
         return None if row is None else _tournament(row)
+
+    async def by_reg_token(self, token: str) -> Tournament | None:
+        """The tournament whose registration deep link carries `token`, if any."""
+        row = await self._db.fetch_one("SELECT * FROM tournaments WHERE reg_token = ?", (token,))
+        return None if row is None else _tournament(row)
+
+    async def set_registration_open(self, tournament_id: int, is_open: bool) -> None:
+        """Open or close registration (the Judge's /registration)."""
+        changed = await self._db.execute(
+            "UPDATE tournaments SET registration_open = ? WHERE tournament_id = ?",
+            (int(is_open), tournament_id),
+        )
+        if not changed:
+            raise NotFoundError(f"no tournament {tournament_id}")
 
     async def of_judge(self, judge_user_id: int) -> list[Tournament]:
         """The tournaments the user judges, newest first (the Judge's commands act on one)."""
@@ -139,9 +160,10 @@ class TournamentRepository:
                 raise AlreadyRegisteredError(tournament_id, user_id)
             await self._check_nick_free(tournament_id, nick)
             row = await self._db.fetch_one(
-                "INSERT INTO tournament_players (tournament_id, user_id, nick, registered_at) "
-                "VALUES (?, ?, ?, ?) RETURNING *",
-                (tournament_id, user_id, nick, now),
+                "INSERT INTO tournament_players "
+                "(tournament_id, user_id, nick, nick_key, registered_at) "
+                "VALUES (?, ?, ?, ?, ?) RETURNING *",
+                (tournament_id, user_id, nick, nick_key(nick), now),
             )
         assert row is not None  # RETURNING of an insert always yields the row
         return _player(row)
@@ -168,11 +190,28 @@ class TournamentRepository:
         async with self._db.transaction():
             await self._check_nick_free(tournament_id, nick, except_user_id=user_id)
             changed = await self._db.execute(
-                "UPDATE tournament_players SET nick = ? WHERE tournament_id = ? AND user_id = ?",
-                (nick, tournament_id, user_id),
+                "UPDATE tournament_players SET nick = ?, nick_key = ? "
+                "WHERE tournament_id = ? AND user_id = ?",
+                (nick, nick_key(nick), tournament_id, user_id),
             )
             if not changed:
                 raise NotFoundError(f"user {user_id} is not registered in {tournament_id}")
+
+    async def by_nick(self, tournament_id: int, nick: str) -> TournamentPlayer | None:
+        """The player whose nick is `nick` as the bot compares nicks (storage.nicks)."""
+        row = await self._db.fetch_one(
+            "SELECT * FROM tournament_players WHERE tournament_id = ? AND nick_key = ?",
+            (tournament_id, nick_key(nick)),
+        )
+        return None if row is None else _player(row)
+
+    async def unregister(self, tournament_id: int, user_id: int) -> bool:
+        """Delete the registration; False if there was none."""
+        changed = await self._db.execute(
+            "DELETE FROM tournament_players WHERE tournament_id = ? AND user_id = ?",
+            (tournament_id, user_id),
+        )
+        return changed > 0
 
     async def set_player_status(
         self, tournament_id: int, user_id: int, status: PlayerStatus
@@ -189,9 +228,9 @@ class TournamentRepository:
         self, tournament_id: int, nick: str, *, except_user_id: int | None = None
     ) -> None:
         row = await self._db.fetch_one(
-            "SELECT 1 FROM tournament_players WHERE tournament_id = ? AND nick = ? "
+            "SELECT 1 FROM tournament_players WHERE tournament_id = ? AND nick_key = ? "
             "AND user_id IS NOT ?",
-            (tournament_id, nick, except_user_id),
+            (tournament_id, nick_key(nick), except_user_id),
         )
         if row is not None:
             raise NickTakenError(tournament_id, nick)

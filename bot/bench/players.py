@@ -45,6 +45,7 @@ SPEECHES = (
     "I vote on facts, not on feelings.",
     "Mafia, you gave yourselves away.",
 )
+_GAME_NUMBER = re.compile(r"[#№](\d+)")
 _CALLBACK = re.compile(r"([tvng]):(\d+):?(\d+)?")
 _CARD = re.compile(r"seat: (\d+)\.\s*Your card: (\w+)", re.IGNORECASE)
 
@@ -402,7 +403,9 @@ class GameLoad:
         for row in message.buttons():
             for button in row:
                 if button.url and "start=join_" in button.url:
-                    table.lobby_opened(message, int(button.url.rsplit("_", 1)[1]))
+                    # The link carries a token; the post names the game by its number.
+                    number = _GAME_NUMBER.search(message.content)
+                    table.lobby_opened(message, int(number.group(1)) if number else 0)
                     return
                 found = _CALLBACK.match(button.callback_data or "")
                 if found is None:

@@ -36,6 +36,7 @@ from bot.sandbox.world import (
 
 _INVITE = re.compile(r"(?:https?://)?t\.me/(?:\+|joinchat/)([\w-]+)")
 _BOT_LINK = re.compile(r"(?:https?://)?t\.me/(\w+)")
+_START_PAYLOAD = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class SimUser(Account):
@@ -208,6 +209,9 @@ class SimUser(Account):
         if target is None or target.group(1).lower() != (self._world.bot.username or "").lower():
             raise SimulationError(f"the sandbox can't open {url!r}")
         payload = parse_qs(parts.query).get("start", [None])[0]
+        if payload is not None and not _START_PAYLOAD.fullmatch(payload):
+            # Telegram passes only up to 64 of A-Za-z0-9_- (Bot API, deep linking).
+            raise SimulationError(f"Telegram would not pass the start parameter {payload!r}")
         return await self.start_bot(payload)
 
     async def join_by_link(self, url: str) -> SimMessage:
@@ -259,6 +263,8 @@ class SimUser(Account):
                 )
         elif isinstance(chat, Group) and not chat.member(self).is_member:
             raise SimulationError(f"{self.first_name} is not a member of {chat.title}")
+        elif isinstance(chat, Group) and chat.member(self).status == "restricted":
+            raise SimulationError(f"{self.first_name} is muted in {chat.title}")
 
     def _button(self, message: SimMessage, which: str | int) -> Button:
         self._check_sees(message)
@@ -338,6 +344,14 @@ class SimGroup(Group):
         if not old.is_member or old.status == "creator":
             raise SimulationError(f"{user.first_name} can't be promoted in {self.title}")
         new = Membership(user, "administrator", AdminRights.granting(**rights))
+        self._world.membership_changed(self, old, new, self.owner)
+
+    def restrict(self, user: SimUser, *, in_chat: bool = True) -> None:
+        """The owner mutes `user` (who may be in the chat, or have left it since)."""
+        old = self.member(user)
+        if old.is_admin:
+            raise SimulationError(f"{user.first_name} is an administrator of {self.title}")
+        new = Membership(user, "restricted", in_chat=in_chat)
         self._world.membership_changed(self, old, new, self.owner)
 
     def demote(self, user: SimUser) -> None:

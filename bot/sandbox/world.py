@@ -21,8 +21,16 @@ from typing import Any, Literal
 from bot.sandbox.updates import UpdateQueue
 
 Clock = Callable[[], float]
-Status = Literal["creator", "administrator", "member", "left", "kicked"]
+Status = Literal["creator", "administrator", "member", "restricted", "left", "kicked"]
 MEMBER_STATUSES: frozenset[str] = frozenset({"creator", "administrator", "member"})
+# ChatMemberRestricted's permission fields, all required by the Bot API.
+_RESTRICTED_RIGHTS = (
+    *("can_send_messages", "can_send_audios", "can_send_documents", "can_send_photos"),
+    *("can_send_videos", "can_send_video_notes", "can_send_voice_notes", "can_send_polls"),
+    *("can_send_other_messages", "can_add_web_page_previews", "can_react_to_messages"),
+    *("can_edit_tag", "can_change_info", "can_invite_users", "can_pin_messages"),
+    "can_manage_topics",
+)
 MEDIA_KINDS = (
     "photo", "document", "voice", "video_note", "sticker", "video", "audio", "animation",
 )  # fmt: skip
@@ -113,10 +121,13 @@ class Membership:
     status: Status
     rights: AdminRights | None = None
     until_date: int = 0
+    # A restricted account may still be in the chat or may have left it (Telegram keeps
+    # the restriction either way and says which with `is_member`).
+    in_chat: bool = True
 
     @property
     def is_member(self) -> bool:
-        return self.status in MEMBER_STATUSES
+        return self.status in MEMBER_STATUSES or (self.status == "restricted" and self.in_chat)
 
     @property
     def is_admin(self) -> bool:
@@ -137,6 +148,10 @@ class Membership:
             member |= {"can_be_edited": False, "is_anonymous": False} | rights.to_api()
         elif self.status == "kicked":
             member["until_date"] = self.until_date
+        elif self.status == "restricted":
+            # The sandbox's restriction is a mute: nothing may be sent.
+            member |= {"is_member": self.in_chat, "until_date": self.until_date}
+            member |= dict.fromkeys(_RESTRICTED_RIGHTS, False)
         return member
 
 

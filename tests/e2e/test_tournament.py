@@ -12,7 +12,7 @@ from bot.demo import RIGHTS, Crowd, Table, open_table, play
 from bot.rules.sheet import sheet
 from bot.sandbox import SimGroup, SimUser
 
-REGISTRATION = re.compile(r"https://t\.me/\S+\?start=reg_\d+")
+REGISTRATION = re.compile(r"https://t\.me/\S+\?start=reg_[\w-]+")
 INVITE = re.compile(r"https://t\.me/\+[\w-]+")
 
 

@@ -38,6 +38,7 @@ async def test_create_opens_a_lobby(seeded: Repositories, game: Game) -> None:
         lobby_message_id=None,
         created_at=T0,
         updated_at=T0,
+        join_token=game.join_token,
     )
     assert await seeded.games.get(game.game_id) == game
     assert await seeded.games.get(MISSING) is None
@@ -214,3 +215,31 @@ async def test_lobbies_are_per_game(seeded: Repositories, game: Game) -> None:
     )
     await seeded.lobby.join(game.game_id, PLAYERS[0], nick="Anna", now=T0)
     assert await seeded.lobby.players(other.game_id) == []
+
+
+async def test_a_lobby_has_a_join_token_nobody_can_guess(seeded: Repositories, game: Game) -> None:
+    """Issue 10: the Join link carries a token, not the game's number."""
+    assert game.join_token is not None and len(game.join_token) >= 20
+    assert await seeded.games.by_join_token(game.join_token) == game
+    assert await seeded.games.by_join_token(str(game.game_id)) is None
+    other = await seeded.games.create(
+        chat_id=OTHER_CHAT, host_user_id=HOST, settings_json="{}", now=T0
+    )
+    assert other.join_token != game.join_token
+
+
+async def test_a_seat_elsewhere_is_found(seeded: Repositories, game: Game) -> None:
+    """Issue 10: one seat at a time, in an open lobby or a running game."""
+    other = await seeded.games.create(
+        chat_id=OTHER_CHAT, host_user_id=HOST, settings_json="{}", now=T0
+    )
+    player = PLAYERS[0]
+    assert await seeded.lobby.seated_elsewhere(player, other.game_id) is None
+    await seeded.lobby.join(game.game_id, player, nick="P", now=T0)
+    assert await seeded.lobby.seated_elsewhere(player, game.game_id) is None
+    elsewhere = await seeded.lobby.seated_elsewhere(player, other.game_id)
+    assert elsewhere is not None and elsewhere.game_id == game.game_id
+    await seeded.games.set_status(game.game_id, GameStatus.RUNNING, now=T0)
+    assert await seeded.lobby.seated_elsewhere(player, other.game_id) is not None
+    await seeded.games.set_status(game.game_id, GameStatus.ABORTED, now=T0)
+    assert await seeded.lobby.seated_elsewhere(player, other.game_id) is None

@@ -176,3 +176,74 @@ def test_split_keeps_a_trigger_whole() -> None:
 def test_split_refuses_an_unterminated_statement() -> None:
     with pytest.raises(MigrationError, match="incomplete"):
         split_statements("CREATE TABLE t (x INTEGER);\nCREATE TABLE u (y INTEGER)\n")
+
+
+async def test_migration_4_keys_nicks_and_tells_old_duplicates_apart(db_path: Path) -> None:
+    """Issue 10: nicks differing only in case were two players; after 4 they are told apart.
+
+    The first to register keeps the nick; the next get " 2", or their user id when
+    " 2" is someone's nick already. Open lobbies and tournaments get their tokens.
+    """
+    async with await Database.open(db_path, migrations=MIGRATIONS[:3]) as old:
+        for user_id in (HOST, 2, 3, 4, 5, 6):
+            await old.execute(
+                "INSERT INTO users (user_id, first_name) VALUES (?, ?)", (user_id, "U")
+            )
+        await old.execute(
+            "INSERT INTO tournaments (name, judge_user_id, settings_json, created_at) "
+            "VALUES ('Cup', ?, '{}', 0)",
+            (HOST,),
+        )
+        for user_id, nick, at in (
+            (2, "Anna", 1),
+            (3, "anna", 2),
+            (4, "ANNA", 3),
+            (5, "Вера", 4),
+            (6, "вера 2", 0),
+        ):
+            await old.execute(
+                "INSERT INTO tournament_players (tournament_id, user_id, nick, registered_at) "
+                "VALUES (1, ?, ?, ?)",
+                (user_id, nick, at),
+            )
+        await old.execute("INSERT INTO chats (chat_id, type) VALUES (-1, 'supergroup')")
+        await old.execute(
+            "INSERT INTO games (chat_id, host_user_id, settings_json, created_at, updated_at) "
+            "VALUES (-1, ?, '{}', 0, 0)",
+            (HOST,),
+        )
+    async with await Database.open(db_path) as db:
+        repos = Repositories.of(db)
+        nicks = {p.user_id: p.nick for p in await repos.tournaments.players(1)}
+        assert nicks == {2: "Anna", 3: "anna 2", 4: "ANNA 3", 5: "Вера", 6: "вера 2"}
+        assert (await repos.tournaments.by_nick(1, "aNnA")).user_id == 2  # type: ignore[union-attr]
+        assert (await repos.tournaments.by_nick(1, "ВЕРА")).user_id == 5  # type: ignore[union-attr]
+        cup = await repos.tournaments.get(1)
+        assert cup is not None and cup.registration_open and len(cup.reg_token or "") == 32
+        lobby = await repos.games.get(1)
+        assert lobby is not None and lobby.join_token
+        assert await repos.games.by_join_token(lobby.join_token) == lobby
+
+
+async def test_migration_4_gives_a_clash_with_an_existing_number_the_user_id(
+    db_path: Path,
+) -> None:
+    async with await Database.open(db_path, migrations=MIGRATIONS[:3]) as old:
+        for user_id in (HOST, 2, 3, 4):
+            await old.execute(
+                "INSERT INTO users (user_id, first_name) VALUES (?, ?)", (user_id, "U")
+            )
+        await old.execute(
+            "INSERT INTO tournaments (name, judge_user_id, settings_json, created_at) "
+            "VALUES ('Cup', ?, '{}', 0)",
+            (HOST,),
+        )
+        for user_id, nick, at in ((2, "Gleb", 1), (3, "gleb", 2), (4, "Gleb 2", 3)):
+            await old.execute(
+                "INSERT INTO tournament_players (tournament_id, user_id, nick, registered_at) "
+                "VALUES (1, ?, ?, ?)",
+                (user_id, nick, at),
+            )
+    async with await Database.open(db_path) as db:
+        nicks = {p.user_id: p.nick for p in await Repositories.of(db).tournaments.players(1)}
+        assert nicks == {2: "Gleb", 3: "gleb #3", 4: "Gleb 2"}

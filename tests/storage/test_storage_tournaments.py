@@ -32,6 +32,7 @@ async def test_create_and_get(seeded: Repositories, cup: Tournament) -> None:
         settings_json='{"speech": 60}',
         status=TournamentStatus.REGISTRATION,
         created_at=T0,
+        reg_token=cup.reg_token,
     )
     assert await seeded.tournaments.get(cup.tournament_id) == cup
     assert await seeded.tournaments.get(999) is None
@@ -114,3 +115,32 @@ async def test_player_status(seeded: Repositories, cup: Tournament) -> None:
     assert player.status is PlayerStatus.DISQUALIFIED
     with pytest.raises(NotFoundError):
         await tournaments.set_player_status(cup.tournament_id, HOST, PlayerStatus.WITHDRAWN)
+
+
+async def test_nicks_are_one_whatever_their_case(seeded: Repositories, cup: Tournament) -> None:
+    """Issue 10: "anna" is Anna's nick, in ASCII and in Cyrillic alike (ё is е)."""
+    tournaments = seeded.tournaments
+    first, second, third = PLAYERS
+    await tournaments.register(cup.tournament_id, first, nick="Anna", now=T0)
+    await tournaments.register(cup.tournament_id, second, nick="Алёна", now=T0)
+    with pytest.raises(NickTakenError):
+        await tournaments.register(cup.tournament_id, third, nick="anna", now=T0)
+    with pytest.raises(NickTakenError):
+        await tournaments.register(cup.tournament_id, third, nick="АЛЕНА", now=T0)
+    with pytest.raises(NickTakenError):
+        await tournaments.set_player_nick(cup.tournament_id, second, " ANNA ")
+    found = await tournaments.by_nick(cup.tournament_id, "алена")
+    assert found is not None and found.user_id == second
+    assert await tournaments.by_nick(cup.tournament_id, "Ann") is None
+    assert await tournaments.unregister(cup.tournament_id, first)
+    assert not await tournaments.unregister(cup.tournament_id, first)
+    await tournaments.register(cup.tournament_id, third, nick="anna", now=T0)
+
+
+async def test_registration_token_and_closing(seeded: Repositories, cup: Tournament) -> None:
+    assert cup.reg_token and cup.registration_open
+    assert await seeded.tournaments.by_reg_token(cup.reg_token) == cup
+    assert await seeded.tournaments.by_reg_token(str(cup.tournament_id)) is None
+    await seeded.tournaments.set_registration_open(cup.tournament_id, False)
+    closed = await seeded.tournaments.get(cup.tournament_id)
+    assert closed is not None and not closed.registration_open
