@@ -63,6 +63,7 @@ HOST_COMMANDS = (
     "stop",
     "host",
     "bind",
+    "unbind",
 )
 PRIVATE_COMMANDS = (
     "start",
@@ -80,6 +81,7 @@ PRIVATE_COMMANDS = (
     "finish",
     "export",
     "protocol",
+    "unban",
 )
 
 

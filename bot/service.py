@@ -12,7 +12,7 @@ import asyncio
 import json
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 
@@ -50,6 +50,9 @@ def _dumps(value: object) -> str:
 
 # Finished games whose state stays cached (for a late /status or a Sign press).
 KEEP_FINISHED = 100
+
+# Writes that join an action's transaction (`GameService.act`), given the new state.
+Also = Callable[[GameState], Awaitable[None]]
 
 TURN, WARN = "turn", "warn"  # the two timers a game can have (job ids `turn:<game>`)
 
@@ -275,8 +278,14 @@ class GameService:
 
     # --- actions --------------------------------------------------------------------
 
-    async def act(self, game_id: int, action: Action) -> tuple[GameState, list[Event]]:
-        """Apply an action; RuleError propagates with nothing changed."""
+    async def act(
+        self, game_id: int, action: Action, also: Also | None = None
+    ) -> tuple[GameState, list[Event]]:
+        """Apply an action; RuleError propagates with nothing changed.
+
+        `also` writes what must stand or fall with the action (a ban request with its
+        sanction), in the action's own transaction, given the new state.
+        """
         async with self.lock(game_id):
             game = await self.repos.games.get(game_id)
             state = await self.state(game_id)
@@ -287,7 +296,7 @@ class GameService:
             status = None
             if new_state.finished:
                 status = GameStatus.OVER if new_state.winner else GameStatus.ABORTED
-            await self._commit(game, new_state, events, now, status)
+            await self._commit(game, new_state, events, now, status, also)
             return new_state, events
 
     async def _commit(
@@ -297,6 +306,7 @@ class GameService:
         events: Sequence[Event],
         now: float,
         status: GameStatus | None = None,
+        also: Also | None = None,
     ) -> None:
         """Store, then tell: nobody hears of an action that a crash could still undo.
 
@@ -328,6 +338,8 @@ class GameService:
                         now=now,
                     )
                     outbox[index] = queued.outbox_id
+            if also is not None:
+                await also(state)
             update_id = CURRENT_UPDATE.get()
             if update_id is not None:
                 await self.repos.processed.mark_update(update_id, now=now)

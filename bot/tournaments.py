@@ -11,8 +11,9 @@ import json
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from bot.callbacks import BanCb
 from bot.i18n import escape
-from bot.render import Post
+from bot.render import Button, Post, label
 from bot.rules.codec import to_json
 from bot.rules.protocol import entry_from_json, public_entries
 from bot.rules.roles import Side
@@ -32,6 +33,7 @@ from bot.tournament.standings import Adjustment, StandingsRow, sheets_csv, stand
 from storage.games import Game, GameStatus
 from storage.tournaments import Tournament, TournamentStatus
 from storage.tours import TourGroup
+from storage.users import BanRequest
 
 
 class TournamentError(Exception):
@@ -58,9 +60,18 @@ class TournamentService:
 
     # --- creating and registering -------------------------------------------------
 
-    async def create(self, name: str, judge_id: int) -> Tournament:
-        if self.judges and judge_id not in self.judges:
+    def may_judge(self, user_id: int) -> bool:
+        """The config's `[access] judges` names the user, or names nobody."""
+        return not self.judges or user_id in self.judges
+
+    def _check_judge(self, user_id: int) -> None:
+        # Every Judge command, not only /tournament: someone taken off the list loses
+        # the commands of the tournaments they created.
+        if not self.may_judge(user_id):
             raise TournamentError("tournament.not_allowed")
+
+    async def create(self, name: str, judge_id: int) -> Tournament:
+        self._check_judge(judge_id)
         if not name.strip():
             raise TournamentError("tournament.usage")
         return await self.repos.tournaments.create(
@@ -72,6 +83,7 @@ class TournamentService:
 
     async def judged_by(self, user_id: int) -> Tournament:
         """The Judge's current tournament: the newest they created."""
+        self._check_judge(user_id)
         mine = await self.repos.tournaments.of_judge(user_id)
         if not mine:
             raise TournamentError("tournament.none")
@@ -101,16 +113,20 @@ class TournamentService:
         if not nick:
             raise TournamentError("tournament.nick_usage")
         count = 0
-        rows = await self.repos.database.fetch_all(
-            "SELECT tournament_id FROM tournament_players WHERE user_id = ?", (user_id,)
-        )
-        for row in rows:
-            try:
-                await self.repos.tournaments.set_player_nick(row["tournament_id"], user_id, nick)
-            except Exception as error:  # the nick is taken in that tournament
-                raise TournamentError("tournament.nick_taken", nick=escape(nick)) from error
-            count += 1
-        await self.repos.users.set_nick(user_id, nick)
+        # Every tournament or none: a nick taken in the third leaves the first two as they were.
+        async with self.repos.database.transaction():
+            rows = await self.repos.database.fetch_all(
+                "SELECT tournament_id FROM tournament_players WHERE user_id = ?", (user_id,)
+            )
+            for row in rows:
+                try:
+                    await self.repos.tournaments.set_player_nick(
+                        row["tournament_id"], user_id, nick
+                    )
+                except Exception as error:  # the nick is taken in that tournament
+                    raise TournamentError("tournament.nick_taken", nick=escape(nick)) from error
+                count += 1
+            await self.repos.users.set_nick(user_id, nick)
         return count
 
     # --- settings (T6) --------------------------------------------------------------
@@ -180,6 +196,7 @@ class TournamentService:
         return tour, await self.repos.tours.groups(tournament.tournament_id, tour)
 
     async def bind(self, code: str, chat_id: int, judge_id: int, host_id: int) -> TourGroup:
+        self._check_judge(judge_id)
         group = await self.repos.tours.group(code)
         if group is None:
             raise TournamentError("bind.unknown", code=escape(code))
@@ -191,6 +208,9 @@ class TournamentService:
         bound = await self.repos.tours.group(code)
         assert bound is not None
         return bound
+
+    async def unbind(self, group: TourGroup) -> None:
+        await self.repos.tours.unbind(group.code)
 
     async def invite(self, group: TourGroup, link: str, title: str) -> None:
         """Send each player of the group the invite link to its game chat."""
@@ -218,14 +238,15 @@ class TournamentService:
         settings = self.settings(tournament).game
         size = len(group.players)
         game_settings = replace(settings, min_players=size, max_players=size)
-        game = await self.repos.games.create(
-            chat_id=chat_id,
-            host_user_id=group.host_user_id or tournament.judge_user_id,
-            settings_json=json.dumps(to_json(game_settings)),
-            now=self.games.clock.now(),
-            tournament_id=group.tournament_id,
-        )
-        await self.repos.tours.set_game(group.code, game.game_id)
+        async with self.repos.database.transaction():  # no lobby without its group
+            game = await self.repos.games.create(
+                chat_id=chat_id,
+                host_user_id=group.host_user_id or tournament.judge_user_id,
+                settings_json=json.dumps(to_json(game_settings)),
+                now=self.games.clock.now(),
+                tournament_id=group.tournament_id,
+            )
+            await self.repos.tours.set_game(group.code, game.game_id)
         return game
 
     # --- sheets (T3) ------------------------------------------------------------------
@@ -288,6 +309,7 @@ class TournamentService:
     async def change_sheet(
         self, judge_id: int, game_id: int, change: dict[str, object], reason: str
     ) -> None:
+        self._check_judge(judge_id)
         game = await self.repos.games.get(game_id)
         if game is None or game.tournament_id is None or game.signed_by is None:
             raise TournamentError("sheet.unsigned", game=game_id)
@@ -298,6 +320,71 @@ class TournamentService:
         await self.repos.tours.change_sheet(
             game_id, judge_id, change, reason, now=self.games.clock.now()
         )
+
+    # --- bans (V4) ------------------------------------------------------------------
+
+    async def ask_judge_to_ban(
+        self, game: Game, state: GameState, seat: int, request_id: int
+    ) -> None:
+        """The Judge gets Confirm ban / Decline for the V4 a Host just gave (in private)."""
+        if game.tournament_id is None:
+            return
+        tournament = await self.repos.tournaments.get(game.tournament_id)
+        assert tournament is not None
+        judge = tournament.judge_user_id
+        lang = await self.games.user_lang(judge)
+        t = self.games.t
+        text = t(
+            lang,
+            "ban.ask",
+            game=game.game_id,
+            tournament=escape(tournament.name),
+            player=label(state, seat),
+        )
+        confirm = BanCb(request=request_id, confirm=True).pack()
+        decline = BanCb(request=request_id, confirm=False).pack()
+        keyboard = (
+            (
+                Button(t(lang, "button.ban_confirm"), confirm),
+                Button(t(lang, "button.ban_decline"), decline),
+            ),
+        )
+        await self.games.sender.deliver(game.game_id, [Post(judge, text, keyboard)])
+
+    async def decide_ban(self, judge_id: int, request_id: int, confirm: bool) -> BanRequest:
+        """The tournament's Judge confirms (the ban is written) or declines a Host's V4."""
+        request = await self.repos.ban_requests.get(request_id)
+        tournament = await self.repos.tournaments.get(request.tournament_id) if request else None
+        if request is None or tournament is None or tournament.judge_user_id != judge_id:
+            raise TournamentError("tournament.judge_only")
+        self._check_judge(judge_id)
+        decided = await self.repos.ban_requests.decide(
+            request_id, confirm=confirm, now=self.games.clock.now()
+        )
+        if decided is None:
+            raise TournamentError("ban.decided")
+        return decided
+
+    async def unban(self, judge_id: int, who: str) -> int:
+        """`/unban NICK` or `/unban USER_ID`: a Judge lifts a ban confirmed in one of their
+        tournaments (another Judge's bans are theirs to lift)."""
+        self._check_judge(judge_id)
+        mine = await self.repos.tournaments.of_judge(judge_id)
+        user_id = int(who) if who.isascii() and who.isdecimal() and len(who) <= 15 else None
+        if user_id is None:
+            for tournament in mine:
+                nicks = await self.nicks(tournament.tournament_id)
+                user_id = next((u for u, n in nicks.items() if n.lower() == who.lower()), None)
+                if user_id is not None:
+                    break
+        ours = user_id is not None and await self.repos.database.fetch_one(
+            "SELECT 1 FROM ban_requests r JOIN tournaments t USING (tournament_id) "
+            "WHERE r.user_id = ? AND r.status = 'confirmed' AND t.judge_user_id = ?",
+            (user_id, judge_id),
+        )
+        if user_id is None or not ours or not await self.repos.bans.unban(user_id):
+            raise TournamentError("unban.unknown", who=escape(who))
+        return user_id
 
     # --- standings (T4, T5) -----------------------------------------------------------
 

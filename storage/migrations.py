@@ -235,6 +235,22 @@ CREATE TABLE sheet_changes (
 ) STRICT;
 """
 
+_SCHEMA_4 = """
+-- V4: a ban the Host's confirmation of a sanction asks for, until the tournament's Judge
+-- confirms (the ban is written with the decision) or declines it.
+CREATE TABLE ban_requests (
+    request_id    INTEGER PRIMARY KEY AUTOINCREMENT,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (tournament_id),
+    game_id       INTEGER NOT NULL REFERENCES games (game_id),
+    user_id       INTEGER NOT NULL,
+    reason        TEXT NOT NULL,
+    status        TEXT NOT NULL DEFAULT 'pending'
+                  CHECK (status IN ('pending', 'confirmed', 'declined')),
+    asked_at      REAL NOT NULL,
+    decided_at    REAL
+) STRICT;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -243,6 +259,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(2, "who signed a game's result sheet, and when (T3)", _SCHEMA_2),
     Migration(3, "tour groups, point adjustments, sheet changes (T1, T3, T5)", _SCHEMA_3),
+    Migration(4, "bans waiting for the Judge's decision (V4)", _SCHEMA_4),
 )
 """Every migration, in order; the last one's version is the schema version of this code."""
 
