@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import (
@@ -518,13 +520,17 @@ async def replace_player(
     except TournamentError as error:
         await _refuse(message, service, lang, error)
         return
-    await service.repos.tours.replace_player(group.code, out, sub)
-    if group.game_id is not None:
-        game = await service.repos.games.get(group.game_id)
-        if game is not None and game.status is GameStatus.LOBBY:
-            async with service.lock(game.game_id):
-                await service.repos.lobby.leave(game.game_id, out)
-            await refresh_lobby(service, game, bot)
+    game = await service.repos.games.get(group.game_id) if group.game_id is not None else None
+    lobby = game if game is not None and game.status is GameStatus.LOBBY else None
+    # The roster and the lobby change together: the missing player is never left waiting
+    # at a table whose roster no longer names them.
+    held = service.lock(lobby.game_id) if lobby else contextlib.nullcontext()
+    async with held, service.repos.database.transaction():
+        await service.repos.tours.replace_player(group.code, out, sub)
+        if lobby is not None:
+            await service.repos.lobby.leave(lobby.game_id, out)
+    if lobby is not None:
+        await refresh_lobby(service, lobby, bot)
     await message.answer(
         service.t(lang, "replace.done", code=group.code, out=escape(missing), sub=escape(reserve))
     )

@@ -299,7 +299,11 @@ async def test_absurd_judge_arguments_get_the_usage_and_change_nothing(command: 
         judge = table.host
         await judge.start_bot()
         await table.settle()
-        await say(table, judge, judge.private, "/tournament Cup")
+        created = await say(table, judge, judge.private, "/tournament Cup")
+        link = REGISTRATION.search(created)
+        assert link is not None
+        await table.people[0].open_link(link.group(0))  # Anna, whom /adjust names
+        await table.settle()
         tournaments = table.app.dispatcher["tournaments"]
         before = await tournaments.judged_by(judge.id)
         answer = await say(table, judge, judge.private, command)
@@ -318,3 +322,30 @@ def test_commands_menus_name_unban_and_unbind() -> None:
         catalog = (Path("bot/locales") / f"{lang}.toml").read_text(encoding="utf-8")
         assert re.search(r"help_private = .*/unban", catalog)
         assert re.search(r"help_group = .*/unbind", catalog)
+
+
+@pytest.mark.rule("T1")
+async def test_T1_a_replacement_changes_the_roster_and_the_lobby_together(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async with open_table(17, seed=9, lang="en") as table:
+        await register_all(table, table.people)
+        await say(table, table.host, table.host.private, "/groups confirm")
+        [group] = await table.app.service.repos.tours.groups(1, 1)
+        judge = table.host
+        chat = table.sandbox.add_supergroup("Table", owner=judge)
+        chat.promote_bot(by=judge, **RIGHTS)
+        await say(table, judge, chat, f"/bind {group.code}")
+        await say(table, judge, chat, "/newgame")  # the lobby is open
+        reserve = next(p for p in table.people if p.id not in group.players)
+        missing = next(p for p in table.people if p.id == group.players[0])
+        await say(table, reserve, reserve.private, "/nick Reserve")
+
+        async def broken(game_id: int, user_id: int) -> bool:
+            raise RuntimeError("the disk is full")
+
+        monkeypatch.setattr(table.app.service.repos.lobby, "leave", broken)
+        await judge.send(judge.private, f"/replace {group.code} {missing.first_name} Reserve")
+        await table.settle()
+        kept = await table.app.service.repos.tours.group(group.code)
+        assert kept is not None and kept.players == group.players  # nothing half-done
