@@ -324,11 +324,20 @@ class TournamentService:
     # --- bans (V4) ------------------------------------------------------------------
 
     async def ask_judge_to_ban(
-        self, game: Game, state: GameState, seat: int, request_id: int
-    ) -> None:
-        """The Judge gets Confirm ban / Decline for the V4 a Host just gave (in private)."""
-        if game.tournament_id is None:
-            return
+        self, game: Game, state: GameState, seat: int, reason: str
+    ) -> tuple[Post, int]:
+        """V4: record the ban the Host's sanction asks for, and queue the Judge's Confirm the
+        ban / Decline. Called in the sanction's transaction: the request and its message
+        stand or fall with it; `send_queued` sends the message after the commit."""
+        assert game.tournament_id is not None
+        now = self.games.clock.now()
+        request = await self.repos.ban_requests.ask(
+            tournament_id=game.tournament_id,
+            game_id=game.game_id,
+            user_id=state.seats[seat].user_id,
+            reason=reason,
+            now=now,
+        )
         tournament = await self.repos.tournaments.get(game.tournament_id)
         assert tournament is not None
         judge = tournament.judge_user_id
@@ -341,15 +350,32 @@ class TournamentService:
             tournament=escape(tournament.name),
             player=label(state, seat),
         )
-        confirm = BanCb(request=request_id, confirm=True).pack()
-        decline = BanCb(request=request_id, confirm=False).pack()
+        confirm = BanCb(request=request.request_id, confirm=True).pack()
+        decline = BanCb(request=request.request_id, confirm=False).pack()
         keyboard = (
             (
                 Button(t(lang, "button.ban_confirm"), confirm),
                 Button(t(lang, "button.ban_decline"), decline),
             ),
         )
-        await self.games.sender.deliver(game.game_id, [Post(judge, text, keyboard)])
+        post = Post(judge, text, keyboard, essential=True)
+        queued = await self.repos.outbox.enqueue(
+            game_id=game.game_id,
+            chat_id=judge,
+            kind="post",
+            payload_json=json.dumps(to_json(post)),
+            now=now,
+        )
+        return post, queued.outbox_id
+
+    async def send_queued(self, game_id: int, post: Post, outbox_id: int) -> None:
+        """Send a message queued in a transaction; one a crash keeps from going out is sent
+        again at start-up (`GameService.resend_unsent`)."""
+        delivery = await self.games.sender.deliver(game_id, [post])
+        if 0 in delivery.sent:
+            await self.repos.outbox.mark_sent(
+                outbox_id, message_id=delivery.sent[0], now=self.games.clock.now()
+            )
 
     async def decide_ban(self, judge_id: int, request_id: int, confirm: bool) -> BanRequest:
         """The tournament's Judge confirms (the ban is written) or declines a Host's V4."""

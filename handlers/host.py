@@ -242,20 +242,15 @@ async def confirm_sanction(
         await query.answer(service.t(lang, "error.stale"), show_alert=True)
         return
     action = Sanction(seat, penalty, VCode(code))
-    asked: list[int] = []
+    asked: list[tuple[Post, int]] = []
 
     async def ask_the_judge(after: GameState) -> None:
-        # V4: the ban itself is the Judge's to confirm; the request stands or falls with
-        # the sanction, in its transaction.
-        assert game is not None and game.tournament_id is not None
-        request = await service.repos.ban_requests.ask(
-            tournament_id=game.tournament_id,
-            game_id=game.game_id,
-            user_id=after.seats[seat].user_id,
-            reason=f"{code}, game {game.game_id}",
-            now=service.clock.now(),
+        # V4: the ban itself is the Judge's to confirm; the request and the Judge's
+        # message stand or fall with the sanction, in its transaction.
+        assert game is not None
+        asked.append(
+            await tournaments.ask_judge_to_ban(game, after, seat, f"{code}, game {game.game_id}")
         )
-        asked.append(request.request_id)
 
     ban = penalty is Penalty.BAN and game.tournament_id is not None
     try:
@@ -265,8 +260,8 @@ async def confirm_sanction(
         await query.answer(service.t(lang, f"error.{code}"), show_alert=True)
         return
     await query.answer()
-    if asked:
-        await tournaments.ask_judge_to_ban(game, state, seat, asked[0])
+    for post, outbox_id in asked:
+        await tournaments.send_queued(game.game_id, post, outbox_id)
 
 
 async def sign(

@@ -349,3 +349,24 @@ async def test_T1_a_replacement_changes_the_roster_and_the_lobby_together(
         await table.settle()
         kept = await table.app.service.repos.tours.group(group.code)
         assert kept is not None and kept.players == group.players  # nothing half-done
+
+
+@pytest.mark.rule("V4")
+async def test_V4_the_judges_question_waits_in_the_outbox_until_it_can_be_sent() -> None:
+    """A Judge who cannot be written to at the sanction gets the question on Start."""
+    async with open_table(12, seed=8, lang="en") as table:
+        chat = await tournament_table(table)
+        await table.host.block_bot()
+        await table.settle()
+        await warn_and_confirm(table, chat, table.people[5])
+        assert not any("deliberate disruption" in m.content for m in table.host.inbox())
+        [request] = await table.app.service.repos.database.fetch_all(
+            "SELECT status FROM ban_requests"
+        )
+        assert request["status"] == "pending"
+        await table.host.start_bot()
+        await table.settle()
+        ask = next(m for m in table.host.inbox() if "deliberate disruption" in m.content)
+        await table.host.press(ask, "Confirm the ban")
+        await table.settle()
+        assert len(await table.app.service.repos.bans.all()) == 1
