@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 
 from aiogram import Bot, F, Router
+from aiogram.exceptions import TelegramBadRequest
 from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import (
     BufferedInputFile,
@@ -488,7 +489,15 @@ async def expel(
         # chat", "can't remove chat owner"): say so rather than fail.
         await message.answer(service.t(lang, "expel.admin"))
         return
-    await bot.ban_chat_member(message.chat.id, target.id)
+    try:
+        await bot.ban_chat_member(message.chat.id, target.id)
+    except TelegramBadRequest:
+        # The bot lost the right to remove members since the game began.
+        rights = ", ".join(
+            service.t(lang, f"rights.{r}") for r in await missing_rights(bot, message.chat.id)
+        )
+        await message.answer(service.t(lang, "lobby.missing_rights", rights=rights or "—"))
+        return
     await bot.unban_chat_member(message.chat.id, target.id, only_if_banned=True)
     await message.answer(service.t(lang, "expel.done", name=escape(target.first_name)))
 

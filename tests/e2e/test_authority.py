@@ -174,7 +174,12 @@ async def test_the_judges_list_holds_for_every_judge_command() -> None:
         assert await table.app.service.repos.tours.group_of_chat(chat.id) is None
         # An empty list: anyone.
         tournaments.judges = frozenset()
-        assert "table T1R1G1" in await say(table, judge, chat, "/bind T1R1G1")
+        host = table.people[0]
+        assert "table T1R1G1" in await say(table, judge, chat, f"/bind T1R1G1 @{host.username}")
+        # Off the list again: the table's Host opens it, no longer its Judge.
+        tournaments.judges = frozenset({host.id})
+        assert "Only the Host" in await say(table, judge, chat, "/newgame")
+        assert await table.app.service.active_game(chat.id) is None
 
 
 async def test_unbind_frees_the_chat_unless_a_game_is_open() -> None:
@@ -235,6 +240,14 @@ async def test_T7_an_observer_is_expelled_but_an_administrator_is_not() -> None:
         assert chat.status_of(observer) == "left"
         assert "removed from the chat" in chat.messages()[-1].content
         table.sandbox.assert_no_bot_errors()
+        # The bot lost the right to ban: the player hears which right, not silence.
+        chat.promote_bot(by=table.host, **{**RIGHTS, "can_restrict_members": False})
+        chat.add_member(observer)
+        said = await observer.send(chat, "…")
+        await player.send(chat, "/expel", reply_to=said)
+        await table.settle()
+        assert chat.status_of(observer) == "member"
+        assert "ban users" in chat.messages()[-1].content
 
 
 async def test_a_nick_changes_in_every_tournament_or_in_none() -> None:
