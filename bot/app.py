@@ -64,6 +64,7 @@ HOST_COMMANDS = (
     "stop",
     "host",
     "bind",
+    "unbind",
 )
 PRIVATE_COMMANDS = (
     "start",
@@ -83,6 +84,7 @@ PRIVATE_COMMANDS = (
     "protocol",
     "unregister",
     "registration",
+    "unban",
 )
 
 

@@ -59,3 +59,10 @@ class PresenceCb(CallbackData, prefix="p"):
     """A tournament player confirms presence at their table's lobby (T1)."""
 
     game: GameId
+
+
+class BanCb(CallbackData, prefix="b"):
+    """The tournament's Judge confirms (or declines) the ban a Host's V4 sanction asked for."""
+
+    request: GameId  # a ban request's id, bounded as a game's
+    confirm: bool

@@ -46,7 +46,7 @@ class BotSection(_Strict):
 
 
 class AccessSection(_Strict):
-    # Telegram ids allowed to create tournaments; empty: anyone may.
+    # Telegram ids allowed to create and run tournaments (every Judge command); empty: anyone.
     judges: list[int] = Field(default_factory=list)
 
 

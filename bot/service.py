@@ -12,7 +12,7 @@ import asyncio
 import json
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import StrEnum
@@ -61,6 +61,9 @@ KEEP_PEOPLE = 20_000
 KEEP_CHATS = 5_000
 # Game locks kept beyond those held: an unheld lock is dropped and made afresh if needed.
 KEEP_LOCKS = 1_000
+
+# Writes that join an action's transaction (`GameService.act`), given the new state.
+Also = Callable[[GameState], Awaitable[None]]
 
 TURN, WARN = "turn", "warn"  # the two timers a game can have (job ids `turn:<game>`)
 
@@ -419,8 +422,14 @@ class GameService:
 
     # --- actions --------------------------------------------------------------------
 
-    async def act(self, game_id: int, action: Action) -> tuple[GameState, list[Event]]:
-        """Apply an action; RuleError propagates with nothing changed."""
+    async def act(
+        self, game_id: int, action: Action, also: Also | None = None
+    ) -> tuple[GameState, list[Event]]:
+        """Apply an action; RuleError propagates with nothing changed.
+
+        `also` writes what must stand or fall with the action (a ban request with its
+        sanction), in the action's own transaction, given the new state.
+        """
         async with self.lock(game_id):
             game = await self.repos.games.get(game_id)
             state = await self.state(game_id)
@@ -431,7 +440,7 @@ class GameService:
             status = None
             if new_state.finished:
                 status = GameStatus.OVER if new_state.winner else GameStatus.ABORTED
-            await self._commit(game, new_state, events, now, status)
+            await self._commit(game, new_state, events, now, status, also)
             return new_state, events
 
     async def _commit(
@@ -441,6 +450,7 @@ class GameService:
         events: Sequence[Event],
         now: float,
         status: GameStatus | None = None,
+        also: Also | None = None,
     ) -> None:
         """Store, then tell: nobody hears of an action that a crash could still undo.
 
@@ -472,6 +482,8 @@ class GameService:
                         now=now,
                     )
                     outbox[index] = queued.outbox_id
+            if also is not None:
+                await also(state)
             update_id = CURRENT_UPDATE.get()
             if update_id is not None:
                 await self.repos.processed.mark_update(update_id, now=now)

@@ -13,8 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from bot.callbacks import BanCb
 from bot.i18n import escape
-from bot.render import Post
+from bot.render import Button, Post, label
 from bot.rules.codec import to_json
 from bot.rules.protocol import entry_from_json, public_entries
 from bot.rules.roles import Side
@@ -35,6 +36,7 @@ from storage.games import Game, GameStatus
 from storage.nicks import nick_key
 from storage.tournaments import PlayerStatus, Tournament, TournamentPlayer, TournamentStatus
 from storage.tours import TourGroup
+from storage.users import BanRequest
 
 
 class TournamentError(Exception):
@@ -61,9 +63,18 @@ class TournamentService:
 
     # --- creating and registering -------------------------------------------------
 
-    async def create(self, name: str, judge_id: int) -> Tournament:
-        if self.judges and judge_id not in self.judges:
+    def may_judge(self, user_id: int) -> bool:
+        """The config's `[access] judges` names the user, or names nobody."""
+        return not self.judges or user_id in self.judges
+
+    def _check_judge(self, user_id: int) -> None:
+        # Every Judge command, not only /tournament: someone taken off the list loses
+        # the commands of the tournaments they created.
+        if not self.may_judge(user_id):
             raise TournamentError("tournament.not_allowed")
+
+    async def create(self, name: str, judge_id: int) -> Tournament:
+        self._check_judge(judge_id)
         if not name.strip():
             raise TournamentError("tournament.usage")
         return await self.repos.tournaments.create(
@@ -75,6 +86,7 @@ class TournamentService:
 
     async def judged_by(self, user_id: int) -> Tournament:
         """The Judge's current tournament: the newest they created."""
+        self._check_judge(user_id)
         mine = await self.repos.tournaments.of_judge(user_id)
         if not mine:
             raise TournamentError("tournament.none")
@@ -194,16 +206,20 @@ class TournamentService:
         if not nick:
             raise TournamentError("tournament.nick_usage")
         count = 0
-        rows = await self.repos.database.fetch_all(
-            "SELECT tournament_id FROM tournament_players WHERE user_id = ?", (user_id,)
-        )
-        for row in rows:
-            try:
-                await self.repos.tournaments.set_player_nick(row["tournament_id"], user_id, nick)
-            except Exception as error:  # the nick is taken in that tournament
-                raise TournamentError("tournament.nick_taken", nick=escape(nick)) from error
-            count += 1
-        await self.repos.users.set_nick(user_id, nick)
+        # Every tournament or none: a nick taken in the third leaves the first two as they were.
+        async with self.repos.database.transaction():
+            rows = await self.repos.database.fetch_all(
+                "SELECT tournament_id FROM tournament_players WHERE user_id = ?", (user_id,)
+            )
+            for row in rows:
+                try:
+                    await self.repos.tournaments.set_player_nick(
+                        row["tournament_id"], user_id, nick
+                    )
+                except Exception as error:  # the nick is taken in that tournament
+                    raise TournamentError("tournament.nick_taken", nick=escape(nick)) from error
+                count += 1
+            await self.repos.users.set_nick(user_id, nick)
         return count
 
     # --- settings (T6) --------------------------------------------------------------
@@ -273,6 +289,7 @@ class TournamentService:
         return tour, await self.repos.tours.groups(tournament.tournament_id, tour)
 
     async def bind(self, code: str, chat_id: int, judge_id: int, host_id: int) -> TourGroup:
+        self._check_judge(judge_id)
         group = await self.repos.tours.group(code)
         if group is None:
             raise TournamentError("bind.unknown", code=escape(code))
@@ -284,6 +301,9 @@ class TournamentService:
         bound = await self.repos.tours.group(code)
         assert bound is not None
         return bound
+
+    async def unbind(self, group: TourGroup) -> None:
+        await self.repos.tours.unbind(group.code)
 
     async def invite(self, group: TourGroup, link: str, title: str) -> None:
         """Send each player of the group the invite link to its game chat."""
@@ -311,14 +331,15 @@ class TournamentService:
         settings = self.settings(tournament).game
         size = len(group.players)
         game_settings = replace(settings, min_players=size, max_players=size)
-        game = await self.repos.games.create(
-            chat_id=chat_id,
-            host_user_id=group.host_user_id or tournament.judge_user_id,
-            settings_json=json.dumps(to_json(game_settings)),
-            now=self.games.clock.now(),
-            tournament_id=group.tournament_id,
-        )
-        await self.repos.tours.set_game(group.code, game.game_id)
+        async with self.repos.database.transaction():  # no lobby without its group
+            game = await self.repos.games.create(
+                chat_id=chat_id,
+                host_user_id=group.host_user_id or tournament.judge_user_id,
+                settings_json=json.dumps(to_json(game_settings)),
+                now=self.games.clock.now(),
+                tournament_id=group.tournament_id,
+            )
+            await self.repos.tours.set_game(group.code, game.game_id)
         return game
 
     # --- sheets (T3) ------------------------------------------------------------------
@@ -381,6 +402,7 @@ class TournamentService:
     async def change_sheet(
         self, judge_id: int, game_id: int, change: dict[str, object], reason: str
     ) -> None:
+        self._check_judge(judge_id)
         game = await self.repos.games.get(game_id)
         if game is None or game.tournament_id is None or game.signed_by is None:
             raise TournamentError("sheet.unsigned", game=game_id)
@@ -391,6 +413,97 @@ class TournamentService:
         await self.repos.tours.change_sheet(
             game_id, judge_id, change, reason, now=self.games.clock.now()
         )
+
+    # --- bans (V4) ------------------------------------------------------------------
+
+    async def ask_judge_to_ban(
+        self, game: Game, state: GameState, seat: int, reason: str
+    ) -> tuple[Post, int]:
+        """V4: record the ban the Host's sanction asks for, and queue the Judge's Confirm the
+        ban / Decline. Called in the sanction's transaction: the request and its message
+        stand or fall with it; `send_queued` sends the message after the commit."""
+        assert game.tournament_id is not None
+        now = self.games.clock.now()
+        request = await self.repos.ban_requests.ask(
+            tournament_id=game.tournament_id,
+            game_id=game.game_id,
+            user_id=state.seats[seat].user_id,
+            reason=reason,
+            now=now,
+        )
+        tournament = await self.repos.tournaments.get(game.tournament_id)
+        assert tournament is not None
+        judge = tournament.judge_user_id
+        lang = await self.games.user_lang(judge)
+        t = self.games.t
+        text = t(
+            lang,
+            "ban.ask",
+            game=game.game_id,
+            tournament=escape(tournament.name),
+            player=label(state, seat),
+        )
+        confirm = BanCb(request=request.request_id, confirm=True).pack()
+        decline = BanCb(request=request.request_id, confirm=False).pack()
+        keyboard = (
+            (
+                Button(t(lang, "button.ban_confirm"), confirm),
+                Button(t(lang, "button.ban_decline"), decline),
+            ),
+        )
+        post = Post(judge, text, keyboard, essential=True)
+        queued = await self.repos.outbox.enqueue(
+            game_id=game.game_id,
+            chat_id=judge,
+            kind="post",
+            payload_json=json.dumps(to_json(post)),
+            now=now,
+        )
+        return post, queued.outbox_id
+
+    async def send_queued(self, game_id: int, post: Post, outbox_id: int) -> None:
+        """Send a message queued in a transaction; one a crash keeps from going out is sent
+        again at start-up (`GameService.resend_unsent`)."""
+        delivery = await self.games.sender.deliver(game_id, [post])
+        if 0 in delivery.sent:
+            await self.repos.outbox.mark_sent(
+                outbox_id, message_id=delivery.sent[0], now=self.games.clock.now()
+            )
+
+    async def decide_ban(self, judge_id: int, request_id: int, confirm: bool) -> BanRequest:
+        """The tournament's Judge confirms (the ban is written) or declines a Host's V4."""
+        request = await self.repos.ban_requests.get(request_id)
+        tournament = await self.repos.tournaments.get(request.tournament_id) if request else None
+        if request is None or tournament is None or tournament.judge_user_id != judge_id:
+            raise TournamentError("tournament.judge_only")
+        self._check_judge(judge_id)
+        decided = await self.repos.ban_requests.decide(
+            request_id, confirm=confirm, now=self.games.clock.now()
+        )
+        if decided is None:
+            raise TournamentError("ban.decided")
+        return decided
+
+    async def unban(self, judge_id: int, who: str) -> int:
+        """`/unban NICK` or `/unban USER_ID`: a Judge lifts a ban confirmed in one of their
+        tournaments (another Judge's bans are theirs to lift)."""
+        self._check_judge(judge_id)
+        mine = await self.repos.tournaments.of_judge(judge_id)
+        user_id = int(who) if who.isascii() and who.isdecimal() and len(who) <= 15 else None
+        if user_id is None:
+            for tournament in mine:
+                nicks = await self.nicks(tournament.tournament_id)
+                user_id = next((u for u, n in nicks.items() if n.lower() == who.lower()), None)
+                if user_id is not None:
+                    break
+        ours = user_id is not None and await self.repos.database.fetch_one(
+            "SELECT 1 FROM ban_requests r JOIN tournaments t USING (tournament_id) "
+            "WHERE r.user_id = ? AND r.status = 'confirmed' AND t.judge_user_id = ?",
+            (user_id, judge_id),
+        )
+        if user_id is None or not ours or not await self.repos.bans.unban(user_id):
+            raise TournamentError("unban.unknown", who=escape(who))
+        return user_id
 
     # --- standings (T4, T5) -----------------------------------------------------------
 

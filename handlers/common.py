@@ -11,6 +11,7 @@ from aiogram.types import Message
 from bot.i18n import LANGUAGES
 from bot.render import label
 from bot.service import GameService
+from handlers.args import Arg, Word, takes
 from handlers.filters import IN_PRIVATE, Is
 from handlers.lobby import join_from_private
 
@@ -82,13 +83,12 @@ async def status(message: Message, service: GameService, lang: str) -> None:
     )
 
 
-async def set_lang(
-    message: Message, command: CommandObject, service: GameService, lang: str
-) -> None:
-    wanted = (command.args or "").strip().lower()
-    if wanted not in LANGUAGES:
-        await message.answer(service.t(lang, "common.lang_usage", languages=", ".join(LANGUAGES)))
-        return
+@takes(
+    "common.lang_usage",
+    Arg("wanted", Word(LANGUAGES)),
+    usage_values={"languages": ", ".join(LANGUAGES)},
+)
+async def set_lang(message: Message, service: GameService, lang: str, wanted: str) -> None:
     if message.chat.type == "private":
         assert message.from_user is not None
         await service.set_user_lang(message.from_user.id, wanted)

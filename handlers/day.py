@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from aiogram import Router
-from aiogram.filters import Command, CommandObject
+from aiogram.filters import Command
 from aiogram.types import CallbackQuery, Message
 
 from bot.callbacks import TurnCb
 from bot.rules.actions import Nominate, Pass, PlayerAction
 from bot.rules.errors import RuleError
 from bot.service import GameService
+from handlers.args import SEAT, Arg, takes
 from handlers.buttons import press
 from handlers.filters import IN_GROUP
 
@@ -47,14 +48,9 @@ async def pass_turn(message: Message, service: GameService, lang: str) -> None:
     await _command(message, service, lang, None)
 
 
-async def nominate(
-    message: Message, command: CommandObject, service: GameService, lang: str
-) -> None:
-    arg = (command.args or "").strip()
-    if not (arg.isdecimal() and len(arg) <= 3):  # not isdigit: int() refuses "²"
-        await message.reply(service.t(lang, "day.nominate_usage"))
-        return
-    await _command(message, service, lang, int(arg))
+@takes("day.nominate_usage", Arg("seat", SEAT))
+async def nominate(message: Message, service: GameService, lang: str, seat: int) -> None:
+    await _command(message, service, lang, seat)
 
 
 def make_router() -> Router:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from aiogram import Bot, Router
-from aiogram.filters import Command, CommandObject, Filter
+from aiogram.filters import Command, Filter
 from aiogram.types import CallbackQuery, Message
 
 from bot.callbacks import SanctionCb, SignCb
@@ -24,6 +24,7 @@ from bot.sender import markup
 from bot.service import GameService
 from bot.tournament.record import tournament_penalty
 from bot.tournaments import TournamentService
+from handlers.args import SEAT, SECONDS, USERNAME, Arg, Word, takes
 from handlers.filters import IN_GROUP
 from storage.games import GameStatus
 
@@ -95,11 +96,8 @@ async def skip(message: Message, service: GameService, lang: str) -> None:
     await _act(message, service, lang, Skip())
 
 
-async def extend(message: Message, command: CommandObject, service: GameService, lang: str) -> None:
-    seconds = _number(command.args)
-    if seconds is None or not 0 < seconds <= 600:
-        await message.answer(service.t(lang, "host.extend_usage"))
-        return
+@takes("host.extend_usage", Arg("seconds", SECONDS))
+async def extend(message: Message, service: GameService, lang: str, seconds: int) -> None:
     await _act(message, service, lang, Extend(float(seconds)))
 
 
@@ -111,24 +109,26 @@ async def stop(message: Message, service: GameService, lang: str, game: Any) -> 
     await _act(message, service, lang, Stop())
 
 
-async def remove(message: Message, command: CommandObject, service: GameService, lang: str) -> None:
-    seat = _number(command.args)
+@takes("host.remove_usage", Arg("seat", SEAT))
+async def remove(message: Message, service: GameService, lang: str, seat: int) -> None:
     running = await service.running_in_chat(message.chat.id)
     if running is None:
         await message.answer(service.t(lang, "host.no_game"))
         return
-    if seat is None or seat not in running[1].seats:
+    if seat not in running[1].seats:
         await message.answer(service.t(lang, "host.remove_usage"))
         return
     await _act(message, service, lang, Sanction(seat, Penalty.REMOVAL_FROM_GAME))
 
 
+@takes("host.warn_usage", Arg("seat", SEAT), Arg("code", Word(tuple(v.value for v in VCode))))
 async def warn(
     message: Message,
-    command: CommandObject,
     service: GameService,
     tournaments: TournamentService,
     lang: str,
+    seat: int,
+    code: str,
 ) -> None:
     """RULES V: the bot proposes the sanction from the player's record; the Host confirms."""
     running = await service.running_in_chat(message.chat.id)
@@ -136,10 +136,7 @@ async def warn(
         await message.answer(service.t(lang, "host.no_game"))
         return
     game, state = running
-    parts = (command.args or "").split()
-    seat = _number(parts[0]) if parts else None
-    code = parts[1].upper() if len(parts) > 1 else ""
-    if seat is None or seat not in state.seats or code not in VCode.__members__:
+    if seat not in state.seats:
         await message.answer(service.t(lang, "host.warn_usage"))
         return
     penalty = await _ladder(game, state, seat, VCode(code), tournaments)
@@ -178,7 +175,10 @@ async def _ladder(
         for s in state.sanctions
         if s.seat == seat and s.code is not None
     ]
-    return penalty_for(vcode, record, game.game_id)
+    penalty = penalty_for(vcode, record, game.game_id)
+    # V4 bars from later tournaments: a casual game has none to bar from, so it only
+    # takes the player out of this game.
+    return Penalty.REMOVAL_FROM_GAME if penalty is Penalty.BAN else penalty
 
 
 def _given(state: GameState, seat: int) -> int:
@@ -186,8 +186,9 @@ def _given(state: GameState, seat: int) -> int:
     return sum(1 for s in state.sanctions if s.seat == seat)
 
 
+@takes("host.host_usage", (), (Arg("username", USERNAME),))
 async def hand_over(
-    message: Message, command: CommandObject, service: GameService, lang: str, game: Any
+    message: Message, service: GameService, lang: str, game: Any, username: str | None = None
 ) -> None:
     """Hand the game to another member: reply to their message, or name their @username."""
     target_id: int | None = None
@@ -196,8 +197,8 @@ async def hand_over(
         who = message.reply_to_message.from_user
         if not who.is_bot:
             target_id, target_name = who.id, who.first_name
-    elif command.args and command.args.strip().startswith("@"):
-        user = await service.repos.users.by_username(command.args.strip()[1:])
+    elif username is not None:
+        user = await service.repos.users.by_username(username[1:])
         if user is not None:
             target_id, target_name = user.user_id, user.first_name
     if target_id is None:
@@ -239,20 +240,26 @@ async def confirm_sanction(
         await query.answer(service.t(lang, "error.stale"), show_alert=True)
         return
     action = Sanction(seat, penalty, VCode(code))
+    asked: list[tuple[Post, int]] = []
+
+    async def ask_the_judge(after: GameState) -> None:
+        # V4: the ban itself is the Judge's to confirm; the request and the Judge's
+        # message stand or fall with the sanction, in its transaction.
+        assert game is not None
+        asked.append(
+            await tournaments.ask_judge_to_ban(game, after, seat, f"{code}, game {game.game_id}")
+        )
+
+    ban = penalty is Penalty.BAN and game.tournament_id is not None
     try:
-        state, _ = await service.act(game.game_id, action)
+        state, _ = await service.act(game.game_id, action, ask_the_judge if ban else None)
     except (RuleError, LookupError) as error:
         code = error.code if isinstance(error, RuleError) else "game_finished"
         await query.answer(service.t(lang, f"error.{code}"), show_alert=True)
         return
-    if penalty is Penalty.BAN:
-        # V4: the ban outlives the game; later tournaments refuse the registration.
-        await service.repos.bans.ban(
-            state.seats[callback_data.seat].user_id,
-            reason=f"{callback_data.code}, game {game.game_id}",
-            now=service.clock.now(),
-        )
     await query.answer()
+    for post, outbox_id in asked:
+        await tournaments.send_queued(game.game_id, post, outbox_id)
 
 
 async def sign(
@@ -273,12 +280,6 @@ async def sign(
     signed = await service.repos.games.get(game.game_id)
     if signed is not None and signed.tournament_id is not None:
         await tournaments.send_sheet_to_judge(signed)  # T3: signed sheets go to the Judge
-
-
-def _number(text: str | None) -> int | None:
-    text = (text or "").strip()
-    # isdecimal, not isdigit: "²" is a digit that int() refuses.
-    return int(text) if text.isdecimal() and len(text) <= 6 else None
 
 
 def host_router() -> Router:

@@ -2,21 +2,46 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from aiogram import Bot, F, Router
+from aiogram.exceptions import TelegramBadRequest
 from aiogram.filters import Command, CommandObject, CommandStart
-from aiogram.types import BufferedInputFile, Message
+from aiogram.types import (
+    BufferedInputFile,
+    CallbackQuery,
+    ChatMemberAdministrator,
+    ChatMemberOwner,
+    Message,
+)
 
+from bot.callbacks import BanCb
 from bot.i18n import escape
 from bot.render import Post
 from bot.rules.roles import Side
 from bot.rules.settings import TIMER_FIELDS
 from bot.service import GameService
-from bot.tournament.errors import BadPoints
-from bot.tournament.scoring import format_tenths, parse_tenths
+from bot.tournament.scoring import format_tenths
 from bot.tournament.standings import StandingsRow, top_three
 from bot.tournaments import TournamentError, TournamentService, words_of
+from handlers.args import (
+    GAME,
+    GROUP_CODE,
+    NAME,
+    NICK_AND_MORE,
+    POINTS,
+    REASON,
+    SEAT,
+    SETTINGS,
+    USER,
+    USERNAME,
+    Arg,
+    Depends,
+    Word,
+    fits,
+    takes,
+)
 from handlers.filters import IN_GROUP, IN_PRIVATE
 from handlers.lobby import missing_rights, refresh_lobby
 from storage.games import GameStatus
@@ -33,17 +58,18 @@ async def _refuse(
     await message.answer(service.t(lang, error.key, **error.values))
 
 
+@takes("tournament.usage", Arg("name", NAME))
 async def create(
     message: Message,
-    command: CommandObject,
     bot: Bot,
     service: GameService,
     tournaments: TournamentService,
     lang: str,
+    name: str,
 ) -> None:
     assert message.from_user is not None
     try:
-        tournament = await tournaments.create(command.args or "", message.from_user.id)
+        tournament = await tournaments.create(name, message.from_user.id)
     except TournamentError as error:
         await _refuse(message, service, lang, error)
         return
@@ -100,27 +126,35 @@ async def nick(
     await message.answer(service.t(lang, "tournament.nick_set", nick=escape(command.args or "")))
 
 
+@takes(
+    "settings.usage",
+    (),
+    (
+        Arg("name", Word(tuple(SETTINGS))),
+        Arg("value", Depends("name", SETTINGS)),
+        Arg("override", Word(("override",)), optional=True),
+    ),
+)
 async def settings(
     message: Message,
-    command: CommandObject,
     service: GameService,
     tournaments: TournamentService,
     lang: str,
+    name: str | None = None,
+    value: object = None,
+    override: str | None = None,
 ) -> None:
     """`/settings` shows the scheme; `/settings <name> <value> [override]` changes it (T6)."""
     assert message.from_user is not None
     try:
         tournament = await tournaments.judged_by(message.from_user.id)
-        parts = (command.args or "").split()
-        if len(parts) >= 2:
+        if name is not None:
             changes = await tournaments.change_setting(
-                tournament, parts[0], parts[1], override=parts[2:] == ["override"]
+                tournament, name, str(value), override=override is not None
             )
             key = "settings.changed" if changes else "settings.unchanged"
             await message.answer(service.t(lang, key, changes="\n".join(changes)))
             return
-        if parts:
-            raise TournamentError("settings.usage")
     except TournamentError as error:
         await _refuse(message, service, lang, error)
         return
@@ -136,19 +170,20 @@ async def settings(
     )
 
 
+@takes("groups.usage", (), (Arg("confirm", Word(("confirm",))),))
 async def groups(
     message: Message,
-    command: CommandObject,
     service: GameService,
     tournaments: TournamentService,
     lang: str,
+    confirm: str | None = None,
 ) -> None:
     """`/groups` proposes the next tour's split (T1); `/groups confirm` makes it so."""
     assert message.from_user is not None
     try:
         tournament = await tournaments.judged_by(message.from_user.id)
         nicks = await tournaments.nicks(tournament.tournament_id)
-        if (command.args or "").strip() == "confirm":
+        if confirm is not None:
             tour, made = await tournaments.confirm(tournament)
             listing = "\n\n".join(
                 f"<b>{g.code}</b> ({len(g.players)}): "
@@ -181,19 +216,25 @@ async def groups(
     )
 
 
+@takes("bind.usage", Arg("code", GROUP_CODE), Arg("host", USERNAME, optional=True))
 async def bind(
     message: Message,
-    command: CommandObject,
     bot: Bot,
     service: GameService,
     tournaments: TournamentService,
     lang: str,
+    code: str,
+    host: str | None = None,
 ) -> None:
-    """`/bind <code> [@host]` in a game chat: this chat is that group's table."""
+    """`/bind <code> [@host]` in a game chat: this chat is that group's table.
+
+    Only an administrator of the chat may make it a table (asked of Telegram, not taken
+    from the update): a table's Host runs /newgame there, which a club's own members
+    must not lose to whoever created a tournament.
+    """
     assert message.from_user is not None
-    parts = (command.args or "").split()
-    if not parts:
-        await message.answer(service.t(lang, "bind.usage"))
+    if not await is_chat_admin(bot, message.chat.id, message.from_user.id):
+        await message.answer(service.t(lang, "bind.not_admin"))
         return
     missing = await missing_rights(bot, message.chat.id)
     if missing:
@@ -201,14 +242,14 @@ async def bind(
         await message.answer(service.t(lang, "lobby.missing_rights", rights=rights))
         return
     host_id = message.from_user.id
-    if len(parts) > 1 and parts[1].startswith("@"):
-        host = await service.repos.users.by_username(parts[1][1:])
-        if host is None:
+    if host is not None:
+        named = await service.repos.users.by_username(host[1:])
+        if named is None:
             await message.answer(service.t(lang, "host.host_usage"))
             return
-        host_id = host.user_id
+        host_id = named.user_id
     try:
-        group = await tournaments.bind(parts[0], message.chat.id, message.from_user.id, host_id)
+        group = await tournaments.bind(code, message.chat.id, message.from_user.id, host_id)
     except TournamentError as error:
         await _refuse(message, service, lang, error)
         return
@@ -248,102 +289,98 @@ async def standings(
     )
 
 
+@takes("sheet.usage", Arg("game", GAME))
 async def sheet(
-    message: Message,
-    command: CommandObject,
-    service: GameService,
-    tournaments: TournamentService,
-    lang: str,
+    message: Message, service: GameService, tournaments: TournamentService, lang: str, game: int
 ) -> None:
-    arg = (command.args or "").strip()
-    if not arg.isdecimal() or len(arg) > 9:
-        await message.answer(service.t(lang, "sheet.usage"))
-        return
     try:
-        await message.answer(await tournaments.sheet_text(int(arg), lang))
+        await message.answer(await tournaments.sheet_text(game, lang))
     except TournamentError as error:
         await _refuse(message, service, lang, error)
 
 
+@takes(
+    "sheet.fix_usage",
+    (
+        Arg("game", GAME),
+        Arg("field", Word(("winner",))),
+        Arg("side", Word(tuple(SIDES))),
+        Arg("reason", REASON),
+    ),
+    (
+        Arg("game", GAME),
+        Arg("field", Word(("seat",))),
+        Arg("seat", SEAT),
+        Arg("point", Word(("0", "1"))),
+        Arg("reason", REASON),
+    ),
+)
 async def fix(
     message: Message,
-    command: CommandObject,
     service: GameService,
     tournaments: TournamentService,
     lang: str,
+    game: int,
+    field: str,
+    reason: str,
+    side: str = "",
+    seat: int = 0,
+    point: str = "",
 ) -> None:
     """T3: only the Judge changes a signed sheet, with a reason; the history is kept.
 
     `/fix <game> winner <peaceful|mafia> <reason>` or `/fix <game> seat <N> <0|1> <reason>`.
     """
     assert message.from_user is not None
-    parts = (command.args or "").split()
-    change: dict[str, object] | None = None
-    if len(parts) >= 4 and parts[0].isdecimal() and parts[1] == "winner" and parts[2] in SIDES:
-        change, reason = {"field": "winner", "value": parts[2]}, " ".join(parts[3:])
-    elif (
-        len(parts) >= 5
-        and parts[0].isdecimal()
-        and parts[1] == "seat"
-        and parts[2].isdecimal()
-        and parts[3] in ("0", "1")
-    ):
-        change = {"field": "point", "seat": int(parts[2]), "value": parts[3] == "1"}
-        reason = " ".join(parts[4:])
-    if change is None or len(parts[0]) > 9:
-        await message.answer(service.t(lang, "sheet.fix_usage"))
-        return
+    change: dict[str, object] = (
+        {"field": "winner", "value": side}
+        if field == "winner"
+        else {"field": "point", "seat": seat, "value": point == "1"}
+    )
     try:
-        await tournaments.change_sheet(message.from_user.id, int(parts[0]), change, reason)
-        await message.answer(await tournaments.sheet_text(int(parts[0]), lang))
+        await tournaments.change_sheet(message.from_user.id, game, change, reason)
+        await message.answer(await tournaments.sheet_text(game, lang))
     except TournamentError as error:
         await _refuse(message, service, lang, error)
 
 
+@takes("adjust.usage", Arg("words", NICK_AND_MORE))
 async def adjust(
     message: Message,
-    command: CommandObject,
     service: GameService,
     tournaments: TournamentService,
     lang: str,
+    words: str,
 ) -> None:
-    """T5: `/adjust <nick> <points> <reason>`, points in tenths precision (e.g. -0.5)."""
+    """T5: `/adjust <nick> <points> <reason>`, points in tenths precision (e.g. -0.5).
+
+    A nick may have spaces, so the words are read against the tournament's list: the one
+    reading with points after the nick counts (TournamentService.players_by_nicks).
+    """
     assert message.from_user is not None
-    parts = words_of(command.args or "")
+    parts = words_of(words)
     try:
         tournament = await tournaments.judged_by(message.from_user.id)
-        if len(parts) < 3:
-            raise TournamentError("adjust.usage")
+        if not any(fits(POINTS, word) for word in parts[1:-1]):
+            raise TournamentError("adjust.usage")  # no reading has points and a reason
         [player], after = await tournaments.players_by_nicks(
-            tournament.tournament_id, parts, 1, rest=2, fits=lambda after: _points(after[0])
+            tournament.tournament_id, parts, 1, rest=2, fits=lambda after: fits(POINTS, after[0])
         )
-        tenths = parse_tenths(after[0])
+        points = POINTS.parse(after[0], {})
+        reason = " ".join(after[1:])
+        if len(reason) > REASON.longest:
+            raise TournamentError("adjust.usage")
     except TournamentError as error:
         await _refuse(message, service, lang, error)
         return
-    except BadPoints:
-        await message.answer(service.t(lang, "adjust.usage"))
-        return
     await service.repos.tours.adjust(
-        tournament.tournament_id,
-        player.user_id,
-        tenths,
-        " ".join(after[1:])[:200],
-        now=service.clock.now(),
+        tournament.tournament_id, player.user_id, points, reason, now=service.clock.now()
     )
     await message.answer(
         service.t(
-            lang, "adjust.done", nick=escape(player.nick), points=format_tenths(tenths, signed=True)
+            lang, "adjust.done", nick=escape(player.nick), points=format_tenths(points, signed=True)
         )
     )
-
-
-def _points(word: str) -> bool:
-    try:
-        parse_tenths(word)
-    except BadPoints:
-        return False
-    return True
 
 
 async def finish(
@@ -399,26 +436,28 @@ async def export(
         await bot.send_document(message.chat.id, BufferedInputFile(text.encode(), name))
 
 
+@takes("sheet.protocol_usage", Arg("number", GAME))
 async def protocol(
     message: Message,
-    command: CommandObject,
     bot: Bot,
     service: GameService,
     tournaments: TournamentService,
     lang: str,
+    number: int,
 ) -> None:
     """Any game's protocol as JSON, for its Judge or Host (the deal only once it is over)."""
     assert message.from_user is not None
-    arg = (command.args or "").strip()
-    game = await service.repos.games.get(int(arg)) if arg.isdecimal() and len(arg) <= 9 else None
+    game = await service.repos.games.get(number)
     allowed = game is not None and message.from_user.id == game.host_user_id
     if game is not None and game.tournament_id is not None:
         tournament = await service.repos.tournaments.get(game.tournament_id)
         allowed = allowed or (
-            tournament is not None and tournament.judge_user_id == message.from_user.id
+            tournament is not None
+            and tournament.judge_user_id == message.from_user.id
+            and tournaments.may_judge(message.from_user.id)
         )
     if game is None or not allowed:
-        await message.answer(service.t(lang, "sheet.usage"))
+        await message.answer(service.t(lang, "sheet.protocol_usage"))
         return
     text = await tournaments.protocol_json(game.game_id)
     await bot.send_document(
@@ -426,12 +465,21 @@ async def protocol(
     )
 
 
-async def expel(message: Message, bot: Bot, service: GameService, lang: str) -> None:
-    """T7: a player or the Judge replies /expel to an observer's message; they leave the chat."""
+async def expel(
+    message: Message, bot: Bot, service: GameService, tournaments: TournamentService, lang: str
+) -> None:
+    """T7: a player or the Judge replies /expel to an observer's message; they leave the chat.
+
+    Only at a tournament table: in a casual game the chat's own administrators decide who
+    stays in their group.
+    """
     assert message.from_user is not None
     target = message.reply_to_message.from_user if message.reply_to_message else None
     game = await service.active_game(message.chat.id)
-    if target is None or game is None:
+    if game is None or game.tournament_id is None:
+        await message.answer(service.t(lang, "expel.tournament_only"))
+        return
+    if target is None:
         await message.answer(service.t(lang, "expel.usage"))
         return
     state = await service.state(game.game_id)
@@ -444,67 +492,139 @@ async def expel(message: Message, bot: Bot, service: GameService, lang: str) -> 
     if game.tournament_id is not None:
         tournament = await service.repos.tournaments.get(game.tournament_id)
         judge = tournament.judge_user_id if tournament else None
-    if message.from_user.id not in players and message.from_user.id != judge:
+    judging = message.from_user.id == judge and tournaments.may_judge(message.from_user.id)
+    if message.from_user.id not in players and not judging:
         await message.answer(service.t(lang, "expel.not_allowed"))
         return
     if target.id in players or target.id in (game.host_user_id, judge) or target.is_bot:
         await message.answer(service.t(lang, "expel.not_observer"))
         return
-    await bot.ban_chat_member(message.chat.id, target.id)
+    if await is_chat_admin(bot, message.chat.id, target.id):
+        # Telegram refuses to remove an administrator ("user is an administrator of the
+        # chat", "can't remove chat owner"): say so rather than fail.
+        await message.answer(service.t(lang, "expel.admin"))
+        return
+    try:
+        await bot.ban_chat_member(message.chat.id, target.id)
+    except TelegramBadRequest:
+        # The bot lost the right to remove members since the game began.
+        rights = ", ".join(
+            service.t(lang, f"rights.{r}") for r in await missing_rights(bot, message.chat.id)
+        )
+        await message.answer(service.t(lang, "lobby.missing_rights", rights=rights or "—"))
+        return
     await bot.unban_chat_member(message.chat.id, target.id, only_if_banned=True)
     await message.answer(service.t(lang, "expel.done", name=escape(target.first_name)))
 
 
+@takes("replace.usage", Arg("code", GROUP_CODE), Arg("words", NICK_AND_MORE))
 async def replace_player(
     message: Message,
-    command: CommandObject,
     bot: Bot,
     service: GameService,
     tournaments: TournamentService,
     lang: str,
+    code: str,
+    words: str,
 ) -> None:
     """`/replace CODE OUT IN`: a reserve takes a missing player's place at a table (T1)."""
     assert message.from_user is not None
-    parts = words_of(command.args or "")
+    nicks = words_of(words)
     try:
         tournament = await tournaments.judged_by(message.from_user.id)
-        if len(parts) < 3:
-            raise TournamentError("replace.usage")
-        group = await service.repos.tours.group(parts[0])
+        if len(nicks) < 2:
+            raise TournamentError("replace.usage")  # two nicks: who is out, who comes in
+        group = await service.repos.tours.group(code)
         if group is None or group.tournament_id != tournament.tournament_id:
-            raise TournamentError("bind.unknown", code=escape(parts[0]))
-        [out, sub], _ = await tournaments.players_by_nicks(tournament.tournament_id, parts[1:], 2)
+            raise TournamentError("bind.unknown", code=escape(code))
+        [out, sub], _ = await tournaments.players_by_nicks(
+            tournament.tournament_id, nicks, 2
+        )
         if out.user_id not in group.players or sub.user_id in group.players:
             raise TournamentError("replace.usage")
     except TournamentError as error:
         await _refuse(message, service, lang, error)
         return
-    await service.repos.tours.replace_player(group.code, out.user_id, sub.user_id)
-    if group.game_id is not None:
-        game = await service.repos.games.get(group.game_id)
-        if game is not None and game.status is GameStatus.LOBBY:
-            await service.leave(game, out.user_id)
-            await refresh_lobby(service, game, bot)
+    game = await service.repos.games.get(group.game_id) if group.game_id is not None else None
+    lobby = game if game is not None and game.status is GameStatus.LOBBY else None
+    # The roster and the lobby change together: the missing player is never left waiting
+    # at a table whose roster no longer names them.
+    held = service.lock(lobby.game_id) if lobby else contextlib.nullcontext()
+    async with held, service.repos.database.transaction():
+        await service.repos.tours.replace_player(group.code, out.user_id, sub.user_id)
+        if lobby is not None:
+            await service.repos.lobby.leave(lobby.game_id, out.user_id)
+    if lobby is not None:
+        await refresh_lobby(service, lobby, bot)
     await message.answer(
         service.t(lang, "replace.done", code=group.code, out=escape(out.nick), sub=escape(sub.nick))
     )
 
 
+async def is_chat_admin(bot: Bot, chat_id: int, user_id: int) -> bool:
+    """Whether Telegram says the user administers the chat (the update's word is not enough)."""
+    member = await bot.get_chat_member(chat_id, user_id)
+    return isinstance(member, ChatMemberOwner | ChatMemberAdministrator)
+
+
+async def unbind(
+    message: Message, bot: Bot, service: GameService, tournaments: TournamentService, lang: str
+) -> None:
+    """`/unbind` in a table's chat: it is no longer that group's table.
+
+    The tournament's Judge may, and so may an administrator of the chat, who takes back a
+    group someone bound it to. A lobby or a game in the chat must end first (/stop).
+    """
+    assert message.from_user is not None
+    group = await service.repos.tours.group_of_chat(message.chat.id)
+    if group is None:
+        await message.answer(service.t(lang, "bind.not_bound"))
+        return
+    tournament = await service.repos.tournaments.get(group.tournament_id)
+    judging = (
+        tournament is not None
+        and tournament.judge_user_id == message.from_user.id
+        and tournaments.may_judge(message.from_user.id)
+    )
+    if not judging and not await is_chat_admin(bot, message.chat.id, message.from_user.id):
+        await message.answer(service.t(lang, "tournament.judge_only"))
+        return
+    if await service.active_game(message.chat.id) is not None:
+        await message.answer(service.t(lang, "bind.game_on"))
+        return
+    await tournaments.unbind(group)
+    await message.answer(service.t(lang, "bind.unbound", code=group.code))
+
+
+@takes("unban.usage", Arg("who", USER))
+async def unban(
+    message: Message, service: GameService, tournaments: TournamentService, lang: str, who: str
+) -> None:
+    """`/unban NICK` or `/unban USER_ID`: the Judge lifts a V4 ban."""
+    assert message.from_user is not None
+    try:
+        user_id = await tournaments.unban(message.from_user.id, who)
+    except TournamentError as error:
+        await _refuse(message, service, lang, error)
+        return
+    await message.answer(service.t(lang, "unban.done", who=escape(who), user=user_id))
+
+
+@takes("unregister.usage", Arg("words", NICK_AND_MORE))
 async def unregister(
     message: Message,
-    command: CommandObject,
     service: GameService,
     tournaments: TournamentService,
     lang: str,
+    words: str,
 ) -> None:
     """`/unregister NICK`: the Judge takes a player off their tournament's list."""
     assert message.from_user is not None
-    nick = " ".join(words_of(command.args or ""))
     try:
         tournament = await tournaments.judged_by(message.from_user.id)
-        if not nick:
-            raise TournamentError("unregister.usage")
-        player = await tournaments.player_by_nick(tournament.tournament_id, nick)
+        player = await tournaments.player_by_nick(
+            tournament.tournament_id, " ".join(words_of(words))
+        )
     except TournamentError as error:
         await _refuse(message, service, lang, error)
         return
@@ -513,25 +633,45 @@ async def unregister(
     await message.answer(service.t(lang, key, nick=escape(player.nick)))
 
 
+@takes("registration.usage", Arg("wanted", Word(("open", "closed"))))
 async def registration(
     message: Message,
-    command: CommandObject,
     service: GameService,
     tournaments: TournamentService,
     lang: str,
+    wanted: str,
 ) -> None:
     """`/registration open|closed`: whether the registration link still registers people."""
     assert message.from_user is not None
-    wanted = (command.args or "").strip().lower()
     try:
         tournament = await tournaments.judged_by(message.from_user.id)
-        if wanted not in ("open", "closed"):
-            raise TournamentError("registration.usage")
     except TournamentError as error:
         await _refuse(message, service, lang, error)
         return
     await tournaments.set_registration(tournament, wanted == "open")
     await message.answer(service.t(lang, f"registration.{wanted}", name=escape(tournament.name)))
+
+
+async def ban_decision(
+    query: CallbackQuery,
+    callback_data: BanCb,
+    service: GameService,
+    tournaments: TournamentService,
+    lang: str,
+) -> None:
+    """V4: the tournament's Judge confirms the ban a Host's sanction asked for, or declines."""
+    try:
+        request = await tournaments.decide_ban(
+            query.from_user.id, callback_data.request, callback_data.confirm
+        )
+    except TournamentError as error:
+        await query.answer(service.t(lang, error.key, **error.values), show_alert=True)
+        return
+    nicks = await tournaments.nicks(request.tournament_id)
+    who = escape(nicks.get(request.user_id, str(request.user_id)))
+    key = "ban.confirmed" if callback_data.confirm else "ban.declined"
+    await query.answer()
+    await service.sender.deliver(0, [Post(query.from_user.id, service.t(lang, key, player=who))])
 
 
 def make_router() -> Router:
@@ -545,6 +685,7 @@ def make_router() -> Router:
         ),
         PRIVATE,
     )
+    router.callback_query.register(ban_decision, BanCb.filter())
     router.message.register(create, Command("tournament"), PRIVATE)
     router.message.register(nick, Command("nick"), PRIVATE)
     router.message.register(settings, Command("settings"), PRIVATE)
@@ -559,6 +700,8 @@ def make_router() -> Router:
     router.message.register(replace_player, Command("replace"), PRIVATE)
     router.message.register(unregister, Command("unregister"), PRIVATE)
     router.message.register(registration, Command("registration"), PRIVATE)
+    router.message.register(unban, Command("unban"), PRIVATE)
     router.message.register(bind, Command("bind"), GROUP)
+    router.message.register(unbind, Command("unbind"), GROUP)
     router.message.register(expel, Command("expel"), GROUP)
     return router

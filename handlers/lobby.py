@@ -138,7 +138,10 @@ async def newgame(
             # A tournament table: the roster is the group; its Host or the Judge opens it.
             tournament = await tournaments.repos.tournaments.get(group.tournament_id)
             assert tournament is not None
-            if message.from_user.id not in (group.host_user_id, tournament.judge_user_id):
+            judge = (
+                tournament.judge_user_id if tournaments.may_judge(message.from_user.id) else None
+            )
+            if message.from_user.id not in (group.host_user_id, judge):
                 await message.answer(service.t(lang, "host.only_host"))
                 return
             game = await tournaments.open_table(group, message.chat.id)

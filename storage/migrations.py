@@ -284,6 +284,22 @@ CREATE UNIQUE INDEX tournament_players_by_nick_key
     ON tournament_players (tournament_id, nick_key);
 """
 
+_SCHEMA_5 = """
+-- V4: a ban the Host's confirmation of a sanction asks for, until the tournament's Judge
+-- confirms (the ban is written with the decision) or declines it.
+CREATE TABLE ban_requests (
+    request_id    INTEGER PRIMARY KEY AUTOINCREMENT,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (tournament_id),
+    game_id       INTEGER NOT NULL REFERENCES games (game_id),
+    user_id       INTEGER NOT NULL,
+    reason        TEXT NOT NULL,
+    status        TEXT NOT NULL DEFAULT 'pending'
+                  CHECK (status IN ('pending', 'confirmed', 'declined')),
+    asked_at      REAL NOT NULL,
+    decided_at    REAL
+) STRICT;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -297,6 +313,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         "unguessable join and registration tokens, registration open or closed, nick keys",
         _SCHEMA_4,
     ),
+    Migration(5, "bans waiting for the Judge's decision (V4)", _SCHEMA_5),
 )
 """Every migration, in order; the last one's version is the schema version of this code."""
 

@@ -13,7 +13,7 @@ from storage.protocol import ProtocolRepository
 from storage.tournaments import TournamentRepository
 from storage.tours import TourRepository
 from storage.updates import ProcessedRepository
-from storage.users import BanRepository, UserRepository
+from storage.users import BanRepository, BanRequestRepository, UserRepository
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,7 @@ class Repositories:
     chat_settings: ChatSettingsRepository
     users: UserRepository
     bans: BanRepository
+    ban_requests: BanRequestRepository
     games: GameRepository
     lobby: LobbyRepository
     protocol: ProtocolRepository
@@ -36,12 +37,14 @@ class Repositories:
     @classmethod
     def of(cls, database: Database) -> Self:
         """Build every repository over `database`."""
+        bans = BanRepository(database)
         return cls(
             database=database,
             chats=ChatRepository(database),
             chat_settings=ChatSettingsRepository(database),
             users=UserRepository(database),
-            bans=BanRepository(database),
+            bans=bans,
+            ban_requests=BanRequestRepository(database, bans),
             games=GameRepository(database),
             lobby=LobbyRepository(database),
             protocol=ProtocolRepository(database),

@@ -96,6 +96,12 @@ class TourRepository:
             (chat_id, host_user_id, code),
         )
 
+    async def unbind(self, code: str) -> None:
+        """The group has no game chat (and no Host) until it is bound again."""
+        await self._db.execute(
+            "UPDATE tour_groups SET chat_id = NULL, host_user_id = NULL WHERE code = ?", (code,)
+        )
+
     async def group_of_chat(self, chat_id: int) -> TourGroup | None:
         """The newest group bound to the chat that has no finished game yet."""
         row = await self._db.fetch_one(
@@ -114,12 +120,14 @@ class TourRepository:
         await self._db.execute("UPDATE tour_groups SET game_id = ? WHERE code = ?", (game_id, code))
 
     async def replace_player(self, code: str, old: int, new: int) -> None:
-        group = await self.group(code)
-        assert group is not None
-        players = [new if p == old else p for p in group.players]
-        await self._db.execute(
-            "UPDATE tour_groups SET players_json = ? WHERE code = ?", (json.dumps(players), code)
-        )
+        async with self._db.transaction():  # read and write the roster as one change
+            group = await self.group(code)
+            assert group is not None
+            players = [new if p == old else p for p in group.players]
+            await self._db.execute(
+                "UPDATE tour_groups SET players_json = ? WHERE code = ?",
+                (json.dumps(players), code),
+            )
 
     async def adjust(
         self, tournament_id: int, user_id: int, tenths: int, reason: str, *, now: float

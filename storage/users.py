@@ -148,3 +148,72 @@ class BanRepository:
         """Every ban, oldest first."""
         rows = await self._db.fetch_all("SELECT * FROM bans ORDER BY at, user_id")
         return [_ban(row) for row in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class BanRequest:
+    """A ban a Host's sanction asked for (V4), and the Judge's decision: pending, confirmed
+    or declined."""
+
+    request_id: int
+    tournament_id: int
+    game_id: int
+    user_id: int
+    reason: str
+    status: str
+    asked_at: float
+    decided_at: float | None
+
+
+def _request(row: aiosqlite.Row) -> BanRequest:
+    return BanRequest(
+        request_id=row["request_id"],
+        tournament_id=row["tournament_id"],
+        game_id=row["game_id"],
+        user_id=row["user_id"],
+        reason=row["reason"],
+        status=row["status"],
+        asked_at=row["asked_at"],
+        decided_at=row["decided_at"],
+    )
+
+
+class BanRequestRepository:
+    """Reads and writes `ban_requests`; a confirmation writes the ban with it."""
+
+    def __init__(self, database: Database, bans: BanRepository) -> None:
+        self._db = database
+        self._bans = bans
+
+    async def ask(
+        self, *, tournament_id: int, game_id: int, user_id: int, reason: str, now: float
+    ) -> BanRequest:
+        row = await self._db.fetch_one(
+            "INSERT INTO ban_requests (tournament_id, game_id, user_id, reason, asked_at) "
+            "VALUES (?, ?, ?, ?, ?) RETURNING *",
+            (tournament_id, game_id, user_id, reason, now),
+        )
+        assert row is not None  # RETURNING of an insert always yields the row
+        return _request(row)
+
+    async def get(self, request_id: int) -> BanRequest | None:
+        row = await self._db.fetch_one(
+            "SELECT * FROM ban_requests WHERE request_id = ?", (request_id,)
+        )
+        return None if row is None else _request(row)
+
+    async def decide(self, request_id: int, *, confirm: bool, now: float) -> BanRequest | None:
+        """Confirm (and ban) or decline a pending request, all or nothing; None if it was
+        decided already (a second press)."""
+        async with self._db.transaction():
+            row = await self._db.fetch_one(
+                "UPDATE ban_requests SET status = ?, decided_at = ? "
+                "WHERE request_id = ? AND status = 'pending' RETURNING *",
+                ("confirmed" if confirm else "declined", now, request_id),
+            )
+            if row is None:
+                return None
+            decided = _request(row)
+            if confirm:
+                await self._bans.ban(decided.user_id, reason=decided.reason, now=now)
+        return decided

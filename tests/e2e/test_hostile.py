@@ -68,7 +68,7 @@ COMMANDS = (
     *("remove", "stop", "host", "pass", "nominate", "status", "rules", "help", "lang", "start"),
     # The tournament's, with nothing but junk: none of these people is a Judge.
     *("nick", "settings", "groups", "standings", "sheet", "fix", "adjust", "export"),
-    *("protocol", "replace", "bind", "expel"),
+    *("protocol", "replace", "bind", "expel", "unbind", "unban"),
 )
 NUMBERS = (
     *("", "-1", "0", "1", "3", "12", "16", "17", "99", "99999999999", "9" * 40, "abc"),

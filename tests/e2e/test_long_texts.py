@@ -80,9 +80,12 @@ async def test_a_sheet_with_a_long_history_arrives_whole() -> None:
         players = [table.sandbox.add_user(nick(i), language_code="en") for i in range(12)]
         await register_all(table, players)
         [game_id] = await play_tour(table, players, seed=5)
-        reasons = [f"{i}: " + "🧾 " * 1300 for i in range(3)]  # 3,900 units each
-        for seat, reason in enumerate(reasons, 1):
-            fixed = await command(table, judge, f"/fix {game_id} seat {seat} 0 {reason}")
+        # A reason is at most 200 characters (handlers.args.REASON): 24 of them, ~290 UTF-16
+        # units each, make a history of ~7,000 units.
+        reasons = [f"{i:02}: " + "🧾 " * 97 for i in range(24)]
+        for index, reason in enumerate(reasons):
+            seat, point = index % 12 + 1, 0 if index < 12 else 1
+            fixed = await command(table, judge, f"/fix {game_id} seat {seat} {point} {reason}")
             assert " ".join(reason.split()) in " ".join(fixed.split())
         sheet = await command(table, judge, f"/sheet {game_id}")
         flat = " ".join(sheet.split())

@@ -387,6 +387,11 @@ async def test_banning_needs_the_right_and_spares_administrators(
     club.promote_bot(can_restrict_members=True)
     with pytest.raises(TelegramBadRequest, match="can't remove chat owner"):
         await bot.ban_chat_member(club.id, anna.id)
+    club.promote(boris, can_delete_messages=True)
+    with pytest.raises(TelegramBadRequest, match="user is an administrator of the chat"):
+        await bot.ban_chat_member(club.id, boris.id)
+    assert club.status_of(boris) == "administrator"
+    club.demote(boris)
     await bot.ban_chat_member(club.id, boris.id)
     assert club.status_of(boris) == "kicked"
     await bot.unban_chat_member(club.id, boris.id, only_if_banned=True)
