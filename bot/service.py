@@ -9,8 +9,10 @@ proceed in parallel; actions on one game are serialized.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
@@ -20,7 +22,7 @@ import orjson
 
 from bot.clock import Clock, Timers
 from bot.i18n import Texts, escape
-from bot.render import Audience, Post, label, render
+from bot.render import Audience, Outgoing, Post, label, render
 from bot.rules import engine
 from bot.rules.actions import Action, Timeout
 from bot.rules.codec import from_json, to_json
@@ -52,6 +54,17 @@ def _dumps(value: object) -> str:
 KEEP_FINISHED = 100
 
 TURN, WARN = "turn", "warn"  # the two timers a game can have (job ids `turn:<game>`)
+
+# A deadline whose commit failed (disk full, the database locked past its busy timeout)
+# is tried again this many seconds later, once per entry; then the Host is told.
+COMMIT_RETRIES = (2.0, 4.0, 8.0, 16.0, 30.0)
+
+
+class NotRecorded(Exception):
+    """The action's transaction failed: nothing of it was stored, nobody was told of it.
+
+    The person is answered "not recorded, try again", never as if it had been accepted.
+    """
 
 
 @dataclass(frozen=True)
@@ -85,6 +98,7 @@ class GameService:
         self._locks: dict[int, asyncio.Lock] = {}
         self._states: dict[int, GameState] = {}
         self._begin_requested: set[int] = set()
+        self._commit_failures: dict[int, int] = {}  # game -> deadlines failed in a row
         self._recently_finished: OrderedDict[int, None] = OrderedDict()
         # What this process knows it has stored, so that an update from someone already
         # known costs no write, and a message's language no read. Only the methods below
@@ -306,6 +320,34 @@ class GameService:
         messages sent; what was sent is ticked off in the outbox.
         """
         out = render(events, state, await self.audience(game, state), self.t)
+        try:
+            outbox, update_id = await self._store(game, state, events, now, status, out)
+        except sqlite3.Error as error:
+            log.warning("game %s: the commit failed: %s", game.game_id, error)
+            raise NotRecorded(str(error)) from error
+        if update_id is not None:
+            self.updates.stored(update_id)
+        self._states[game.game_id] = state
+        if state.finished:
+            self._finished(game.game_id)
+        if not self.arm(game.game_id, state):
+            await self._tell_host(game, "host.clock_failed", game=game.game_id)
+        delivery = await self.sender.deliver(game.game_id, out)
+        for index, message_id in delivery.sent.items():
+            if index in outbox:
+                await self._tick(outbox[index], message_id)
+        await self._report_undelivered(game, state, delivery.failed, events)
+
+    async def _store(
+        self,
+        game: Game,
+        state: GameState,
+        events: Sequence[Event],
+        now: float,
+        status: GameStatus | None,
+        out: Sequence[Outgoing],
+    ) -> tuple[dict[int, int], int | None]:
+        """The transaction of `_commit`: what it enqueued (item index -> outbox id)."""
         outbox: dict[int, int] = {}
         async with self.repos.database.transaction():
             if status is not None:
@@ -331,37 +373,61 @@ class GameService:
             update_id = CURRENT_UPDATE.get()
             if update_id is not None:
                 await self.repos.processed.mark_update(update_id, now=now)
-        if update_id is not None:
-            self.updates.stored(update_id)
-        self._states[game.game_id] = state
-        if state.finished:
-            self._finished(game.game_id)
-        self.arm(game.game_id, state)
-        delivery = await self.sender.deliver(game.game_id, out)
-        for index, message_id in delivery.sent.items():
-            if index in outbox:
-                await self.repos.outbox.mark_sent(
-                    outbox[index], message_id=message_id, now=self.clock.now()
-                )
-        await self._report_undelivered(game, state, delivery.failed, events)
+        return outbox, update_id
 
-    def arm(self, game_id: int, state: GameState) -> None:
-        """The game's timers follow its state: one for the deadline, one for the warning."""
-        if state.deadline is None:
-            self.timers.cancel(TURN, game_id)
-            self.timers.cancel(WARN, game_id)
-            return
-        self.timers.arm(TURN, game_id, state.step, state.deadline)
-        warn_at = state.deadline - self.warning_seconds
-        if state.in_speech and warn_at > self.clock.now():
-            self.timers.arm(WARN, game_id, state.step, warn_at)
-        else:
-            self.timers.cancel(WARN, game_id)
+    async def _tick(self, outbox_id: int, message_id: int) -> None:
+        """Tick a message off in the outbox. The action is stored and told already: a
+        failure here only means the message goes out again after a restart."""
+        try:
+            await self.repos.outbox.mark_sent(
+                outbox_id, message_id=message_id, now=self.clock.now()
+            )
+        except sqlite3.Error:
+            log.exception("outbox message %s was sent but could not be ticked off", outbox_id)
+
+    async def _tell_host(self, about: Game, key: str, **values: object) -> None:
+        """A fault the Host must act on: to them in private, or in the group if they
+        never opened a chat with the bot."""
+        try:
+            lang = await self.user_lang(about.host_user_id)
+            text = self.t(lang, key, **values)
+            delivery = await self.sender.deliver(
+                about.game_id, [Post(about.host_user_id, text, essential=True)]
+            )
+            if delivery.failed:
+                lang = await self.chat_lang(about.chat_id)
+                text = self.t(lang, key, **values)
+                await self.sender.deliver(about.game_id, [Post(about.chat_id, text)])
+        except Exception:  # telling is all that is left to do: it must not fail its caller
+            log.exception("game %s: could not tell the Host %s", about.game_id, key)
+
+    def arm(self, game_id: int, state: GameState) -> bool:
+        """The game's timers follow its state: one for the deadline, one for the warning.
+
+        False if the deadline could not be armed (a scheduler refuses a date past the
+        year 9999): logged, never raised, for the game is already committed.
+        """
+        try:
+            if state.deadline is None:
+                self.timers.cancel(TURN, game_id)
+                self.timers.cancel(WARN, game_id)
+                return True
+            self.timers.arm(TURN, game_id, state.step, state.deadline)
+            warn_at = state.deadline - self.warning_seconds
+            if state.in_speech and warn_at > self.clock.now():
+                self.timers.arm(WARN, game_id, state.step, warn_at)
+            else:
+                self.timers.cancel(WARN, game_id)
+        except (ValueError, OverflowError, OSError):
+            log.exception("game %s: the deadline %s cannot be armed", game_id, state.deadline)
+            return False
+        return True
 
     async def on_timer(self, kind: str, game_id: int, step: int) -> None:
         try:
             if kind == TURN:
                 await self.act(game_id, Timeout(step))
+                self._commit_failures.pop(game_id, None)
             elif kind == WARN:
                 await self._warn(game_id, step)
         except (StaleAction, GamePaused):
@@ -370,8 +436,33 @@ class GameService:
             state = await self.state(game_id)  # /extend moved the deadline: follow it
             if state is not None:
                 self.arm(game_id, state)
+        except NotRecorded:
+            if kind == TURN:
+                await self._retry_deadline(game_id, step)
         except Exception:
             log.exception("timer %s for game %s failed", kind, game_id)
+
+    async def _retry_deadline(self, game_id: int, step: int) -> None:
+        """The end of a turn could not be stored: try again a little later, a few times.
+
+        Without this the game would be left with no timer at all (T2: the bot keeps the
+        clock). When the retries are spent, the Host is told and the clock stays
+        stopped until the Host ends the turn (/skip) or the bot restarts.
+        """
+        failures = self._commit_failures.get(game_id, 0)
+        if failures < len(COMMIT_RETRIES):
+            self._commit_failures[game_id] = failures + 1
+            when = self.clock.now() + COMMIT_RETRIES[failures]
+            self.timers.arm(TURN, game_id, step, when)
+            return
+        self._commit_failures.pop(game_id, None)
+        log.error(
+            "game %s: the end of step %s could not be stored; the Host is told", game_id, step
+        )
+        with contextlib.suppress(sqlite3.Error):
+            game = await self.repos.games.get(game_id)
+            if game is not None:
+                await self._tell_host(game, "host.clock_stuck", game=game_id)
 
     async def _warn(self, game_id: int, step: int) -> None:
         async with self.lock(game_id):
@@ -442,27 +533,51 @@ class GameService:
 
         A deadline that passed while the bot was down fires at once (the timers see to
         that); messages the games depend on that were never confirmed sent go out again.
+        Each game resumes on its own: one that cannot (its stored state is damaged, its
+        deadline cannot be armed) is logged and reported to its Host, and the others and
+        the bot go on.
         """
         games = await self.repos.games.running()
         for game in games:
-            state = await self.state(game.game_id)
-            if state is None:
-                continue
-            lang = await self.chat_lang(game.chat_id)
-            left = state.paused_remaining
-            if left is None and state.deadline is not None:
-                left = max(0.0, state.deadline - self.clock.now())
-            speaker = label(state, state.speaker) if state.speaker else "—"
-            text = self.t(
-                lang,
-                "host.resumed_after_restart",
-                game=game.game_id,
-                phase=self.t(lang, f"phase.{state.phase.value}"),
-                speaker=speaker,
-                seconds=round(left or 0),
-            )
-            # A notice: each game's next turn or keyboard may overtake it.
-            await self.sender.deliver(game.game_id, [Post(game.chat_id, text)], COSMETIC)
-            self.arm(game.game_id, state)
-        await self.resend_unsent()
+            try:
+                await self._resume(game)
+            except Exception:
+                log.exception("game %s could not be resumed", game.game_id)
+                await self._tell_host(game, "host.resume_failed", game=game.game_id)
+        try:
+            await self.resend_unsent()
+        except Exception:
+            log.exception("the outbox could not be sent again")
         return len(games)
+
+    async def _resume(self, game: Game) -> None:
+        try:
+            state = await self.state(game.game_id)
+        except (ValueError, TypeError, KeyError, AttributeError):
+            # The stored state cannot be read again (settings no longer valid, a damaged
+            # row): the game can never go on, and must not hold its group forever.
+            log.exception("game %s: its stored state cannot be read; it is closed", game.game_id)
+            await self.repos.games.set_status(
+                game.game_id, GameStatus.ABORTED, now=self.clock.now()
+            )
+            await self._tell_host(game, "host.resume_damaged", game=game.game_id)
+            return
+        if state is None:
+            return
+        lang = await self.chat_lang(game.chat_id)
+        left = state.paused_remaining
+        if left is None and state.deadline is not None:
+            left = max(0.0, state.deadline - self.clock.now())
+        speaker = label(state, state.speaker) if state.speaker else "—"
+        text = self.t(
+            lang,
+            "host.resumed_after_restart",
+            game=game.game_id,
+            phase=self.t(lang, f"phase.{state.phase.value}"),
+            speaker=speaker,
+            seconds=round(left or 0),
+        )
+        # A notice: each game's next turn or keyboard may overtake it.
+        await self.sender.deliver(game.game_id, [Post(game.chat_id, text)], COSMETIC)
+        if not self.arm(game.game_id, state):
+            await self._tell_host(game, "host.clock_failed", game=game.game_id)
