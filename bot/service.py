@@ -16,7 +16,7 @@ import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import orjson
 
@@ -24,10 +24,17 @@ from bot.clock import Clock, Timers
 from bot.i18n import Texts, escape
 from bot.render import Audience, Outgoing, Post, label, render
 from bot.rules import engine
-from bot.rules.actions import Action, Timeout
+from bot.rules.actions import Action, RestartClock, Timeout
 from bot.rules.codec import from_json, to_json
 from bot.rules.errors import GamePaused, StaleAction, TooEarly
-from bot.rules.events import CardsDealt, Event, Player
+from bot.rules.events import (
+    CardsDealt,
+    Event,
+    NightStarted,
+    Player,
+    SpeechStarted,
+    VoteOpened,
+)
 from bot.rules.protocol import entry_to_json, stamp, state_from_json, state_to_json
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
@@ -58,6 +65,28 @@ TURN, WARN = "turn", "warn"  # the two timers a game can have (job ids `turn:<ga
 # A deadline whose commit failed (disk full, the database locked past its busy timeout)
 # is tried again this many seconds later, once per entry; then the Host is told.
 COMMIT_RETRIES = (2.0, 4.0, 8.0, 16.0, 30.0)
+
+
+# Kinds of outbox messages: a post the game depends on, and the group post announcing
+# step N ("turn:N"), kept so that a restart can tell whether the group ever heard of the
+# turn it finds running.
+OUTBOX_POST, OUTBOX_TURN = "post", "turn:"
+
+
+def _announcement(
+    events: Sequence[Event], state: GameState, out: Sequence[Outgoing], group: int
+) -> int | None:
+    """The index of the group post that announces the step these events started, if any."""
+    started = any(
+        isinstance(e, SpeechStarted | VoteOpened | NightStarted) and e.step == state.step
+        for e in events
+    )
+    if not started or state.finished or not out:
+        return None
+    last = out[-1]
+    if isinstance(last, Post) and last.chat_id == group and not last.essential:
+        return len(out) - 1
+    return None
 
 
 class NotRecorded(Exception):
@@ -332,10 +361,12 @@ class GameService:
             self._finished(game.game_id)
         if not self.arm(game.game_id, state):
             await self._tell_host(game, "host.clock_failed", game=game.game_id)
-        delivery = await self.sender.deliver(game.game_id, out)
-        for index, message_id in delivery.sent.items():
+
+        async def sent(index: int, message_id: int) -> None:
             if index in outbox:
                 await self._tick(outbox[index], message_id)
+
+        delivery = await self.sender.deliver(game.game_id, out, sent=sent, track=outbox)
         await self._report_undelivered(game, state, delivery.failed, events)
 
     async def _store(
@@ -360,12 +391,16 @@ class GameService:
                 deadline=state.deadline,
                 now=now,
             )
+            announced = _announcement(events, state, out, game.chat_id)
             for index, item in enumerate(out):
-                if isinstance(item, Post) and item.essential:
+                kind = OUTBOX_POST if isinstance(item, Post) and item.essential else None
+                if index == announced:
+                    kind = f"{OUTBOX_TURN}{state.step}"
+                if kind is not None:
                     queued = await self.repos.outbox.enqueue(
                         game_id=game.game_id,
                         chat_id=item.chat_id,
-                        kind="post",
+                        kind=kind,
                         payload_json=_dumps(to_json(item)),
                         now=now,
                     )
@@ -501,17 +536,22 @@ class GameService:
 
         At start-up that is whatever a crash caught between the commit and the send;
         when a player presses Start, it is their card the bot could not deliver before.
+        A turn's announcement goes again only while that turn is on (`resume_all` has
+        restarted its clock): a later turn has said everything since.
         """
         sent = 0
         for queued in await self.repos.outbox.unsent():
             if user_id is not None and queued.chat_id != user_id:
                 continue
+            if queued.kind.startswith(OUTBOX_TURN):
+                state = self._states.get(queued.game_id)
+                if state is None or queued.kind != f"{OUTBOX_TURN}{state.step}":
+                    continue
             post: Post = from_json(Post, json.loads(queued.payload_json))
-            delivery = await self.sender.deliver(queued.game_id, [post])
+            # Waited for, so that it is ticked off as soon as it is out.
+            delivery = await self.sender.deliver(queued.game_id, [replace(post, essential=True)])
             if 0 in delivery.sent:
-                await self.repos.outbox.mark_sent(
-                    queued.outbox_id, message_id=delivery.sent[0], now=self.clock.now()
-                )
+                await self._tick(queued.outbox_id, delivery.sent[0])
                 sent += 1
         return sent
 
@@ -564,6 +604,11 @@ class GameService:
             return
         if state is None:
             return
+        unsent = {m.kind for m in await self.repos.outbox.unsent(game.game_id)}
+        if f"{OUTBOX_TURN}{state.step}" in unsent and not state.paused:
+            # The group never heard that this turn began (the bot died first): it starts
+            # again with its full time, and its announcement goes out (resend_unsent).
+            state, _ = await self.act(game.game_id, RestartClock())
         lang = await self.chat_lang(game.chat_id)
         left = state.paused_remaining
         if left is None and state.deadline is not None:
