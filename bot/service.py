@@ -26,7 +26,7 @@ from bot.render import Audience, Outgoing, Post, label, render
 from bot.rules import engine
 from bot.rules.actions import Action, RestartClock, Timeout
 from bot.rules.codec import from_json, to_json
-from bot.rules.errors import GamePaused, StaleAction, TooEarly
+from bot.rules.errors import GamePaused, RuleError, StaleAction, TooEarly
 from bot.rules.events import (
     CardsDealt,
     Event,
@@ -578,9 +578,12 @@ class GameService:
         the bot go on.
         """
         games = await self.repos.games.running()
+        unsent: dict[int, set[str]] = {}
+        for queued in await self.repos.outbox.unsent():
+            unsent.setdefault(queued.game_id, set()).add(queued.kind)
         for game in games:
             try:
-                await self._resume(game)
+                await self._resume(game, unsent.get(game.game_id, set()))
             except Exception:
                 log.exception("game %s could not be resumed", game.game_id)
                 await self._tell_host(game, "host.resume_failed", game=game.game_id)
@@ -590,7 +593,8 @@ class GameService:
             log.exception("the outbox could not be sent again")
         return len(games)
 
-    async def _resume(self, game: Game) -> None:
+    async def _resume(self, game: Game, unsent: set[str]) -> None:
+        """One game back on its clock; `unsent` are the kinds of its unsent outbox messages."""
         try:
             state = await self.state(game.game_id)
         except (ValueError, TypeError, KeyError, AttributeError):
@@ -604,11 +608,13 @@ class GameService:
             return
         if state is None:
             return
-        unsent = {m.kind for m in await self.repos.outbox.unsent(game.game_id)}
         if f"{OUTBOX_TURN}{state.step}" in unsent and not state.paused:
             # The group never heard that this turn began (the bot died first): it starts
             # again with its full time, and its announcement goes out (resend_unsent).
-            state, _ = await self.act(game.game_id, RestartClock())
+            try:
+                state, _ = await self.act(game.game_id, RestartClock())
+            except RuleError:
+                log.exception("game %s: the turn's clock could not restart", game.game_id)
         lang = await self.chat_lang(game.chat_id)
         left = state.paused_remaining
         if left is None and state.deadline is not None:
