@@ -266,6 +266,30 @@ async def test_killed_twenty_times_the_game_still_finishes_and_keeps_its_word(
         await sandbox.stop()
 
 
+async def open_lobby(host: SimUser, group: Any, people: dict[int, SimUser]) -> None:
+    """/newgame, and everybody joins. Each step waits for the bot's answer, not for a
+    quiet moment: on a loaded machine the bot may be slower than any quiet period, and a
+    kill right after /begin would lose the joins it had not handled yet."""
+    asked = await host.send(group, "/newgame")
+
+    def posted() -> SimMessage | None:
+        later = [m for m in group.visible_messages() if m.message_id > asked.message_id]
+        return next((m for m in later if m.from_bot and m.buttons()), None)
+
+    lobby = await until(posted)
+    joined = {p.id: sum("You joined" in m.content for m in p.inbox()) for p in people.values()}
+    for person in people.values():
+        await person.follow(lobby, 0)
+
+    def all_in() -> bool:
+        return all(
+            sum("You joined" in m.content for m in p.inbox()) > joined[p.id]
+            for p in people.values()
+        )
+
+    await until(all_in)
+
+
 async def play_one_game(
     run: Run,
     host: SimUser,
@@ -274,12 +298,7 @@ async def play_one_game(
     rng: random.Random,
     points: list[str],
 ) -> dict[str, Any]:
-    await host.send(group, "/newgame")
-    await run.sandbox.settle(within=10)
-    lobby = group.visible_messages()[-1]
-    for person in people.values():
-        await person.follow(lobby, 0)
-    await run.sandbox.settle(within=10)
+    await open_lobby(host, group, people)
     await host.send(group, "/begin")
     await asyncio.sleep(0.01)
     await run.kill()  # during the deal
@@ -390,15 +409,7 @@ async def test_killed_between_cards_the_deal_is_delivered_once_and_the_turn_call
     sandbox.observers.append(watch)
     try:
         await run.start()
-        await host.send(group, "/newgame")
-        lobby = await until(
-            lambda: next((m for m in group.visible_messages() if m.buttons()), None)
-        )
-        for person in people.values():
-            await person.follow(lobby, 0)
-        await until(
-            lambda: all(any("You joined" in m.content for m in p.inbox()) for p in people.values())
-        )
+        await open_lobby(host, group, people)
         await host.send(group, "/begin")
         for restart in range(2):
             for _ in range(10):
