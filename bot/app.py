@@ -17,6 +17,7 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
+from aiogram.filters import ExceptionTypeFilter
 from aiogram.types import (
     BotCommand,
     BotCommandScopeAllChatAdministrators,
@@ -35,6 +36,7 @@ from bot.sender import Sender
 from bot.service import GameService
 from bot.tournaments import TournamentService
 from handlers import get_routers
+from handlers.failures import STORAGE_FAILURES, not_recorded
 from handlers.middleware import KnowTheSender, OncePerUpdate
 from storage.db import Database
 from storage.repositories import Repositories
@@ -143,6 +145,7 @@ async def build_app(
     dispatcher.message.outer_middleware(KnowTheSender())
     dispatcher.callback_query.outer_middleware(KnowTheSender())
     dispatcher.include_routers(*get_routers())
+    dispatcher.errors.register(not_recorded, ExceptionTypeFilter(*STORAGE_FAILURES))
     return App(bot, dispatcher, service, database)
 
 

@@ -154,6 +154,9 @@ class VirtualTimers:
         self._handler = handler
 
     def arm(self, kind: str, game_id: int, step: int, when: float) -> None:
+        # Refuse what the scheduler refuses (a date past the year 9999, inf, nan), so
+        # that a test meets the same faults as production.
+        datetime.fromtimestamp(when, tz=UTC)
         self._jobs[job_id(kind, game_id)] = (when, kind, game_id, step)
 
     def cancel(self, kind: str, game_id: int) -> None:

@@ -11,9 +11,10 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
-from bot.rules.settings import GameSettings, KillRule
+from bot.rules.errors import BadSettings
+from bot.rules.settings import MAX_TIMER_SECONDS, GameSettings, KillRule
 
 DEFAULT_API_SERVER = "https://api.telegram.org"
 LANGUAGES = ("ru", "en")
@@ -37,7 +38,7 @@ class BotSection(_Strict):
     synchronous: Literal["full", "normal"] = "full"
     # Telegram's flood windows (20 messages a minute to a group...) are multiplied by
     # this. Leave it at 1; a test server running games with scaled-down timers scales it.
-    flood_window_scale: float = Field(default=1.0, gt=0)
+    flood_window_scale: float = Field(default=1.0, gt=0, le=1000, allow_inf_nan=False)
 
     @field_validator("token", mode="before")
     @classmethod
@@ -52,24 +53,30 @@ class AccessSection(_Strict):
 
 class CasualSection(_Strict):
     # S2: casual games may seat fewer players than a tournament table.
-    min_players: int = 5
-    max_players: int = 16
+    min_players: int = Field(default=5, ge=4, le=100)
+    max_players: int = Field(default=16, ge=4, le=100)
+
+
+def _timer(default: float) -> Any:
+    # Above 0 and at most an hour, finite: a deadline must stay a date a scheduler can
+    # arm. Fractions are allowed, for test servers running games scaled down.
+    return Field(default=default, gt=0, le=MAX_TIMER_SECONDS, allow_inf_nan=False)
 
 
 class GameSection(_Strict):
     """The default scheme: every timer of RULES (fractional seconds accepted) and N3."""
 
-    introduction_seconds: float = 30
-    round1_seconds: float = 60
-    round2_seconds: float = 30
-    defence_seconds: float = 60
-    vote_seconds: float = 30
-    last_word_seconds: float = 40
-    acquaintance_seconds: float = 60
-    night_seconds: float = 60
+    introduction_seconds: float = _timer(30)
+    round1_seconds: float = _timer(60)
+    round2_seconds: float = _timer(30)
+    defence_seconds: float = _timer(60)
+    vote_seconds: float = _timer(30)
+    last_word_seconds: float = _timer(40)
+    acquaintance_seconds: float = _timer(60)
+    night_seconds: float = _timer(60)
     kill_rule: KillRule = KillRule.UNANIMOUS
     # How long before the end of a turn the speaker is warned (PRODUCT).
-    warning_seconds: float = 10
+    warning_seconds: float = Field(default=10, ge=0, le=MAX_TIMER_SECONDS, allow_inf_nan=False)
     mafia_by_players: dict[int, int] | None = None
 
     def settings(self, min_players: int, max_players: int) -> GameSettings:
@@ -92,6 +99,15 @@ class Config(_Strict):
 
     def casual_settings(self) -> GameSettings:
         return self.game.settings(self.casual.min_players, self.casual.max_players)
+
+    @model_validator(mode="after")
+    def _playable(self) -> Config:
+        """The scheme and the casual table sizes must make a game, or the bot won't start."""
+        try:
+            self.casual_settings()
+        except BadSettings as error:
+            raise ValueError(str(error)) from error
+        return self
 
 
 def load_config(path: Path | None = None, env: dict[str, str] | None = None) -> Config:

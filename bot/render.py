@@ -62,7 +62,9 @@ class Post:
     protect: bool = False
     pin: bool = False
     remember: str | None = None
-    essential: bool = False  # the game depends on it: a role card, a night keyboard
+    # The game depends on it (a role card, a night keyboard, the seating): stored in the
+    # outbox with the action, sent before the rest and waited for.
+    essential: bool = False
 
 
 @dataclass(frozen=True)
@@ -146,7 +148,9 @@ def render(
             case SeatsDrawn(seating=seating):
                 seats = "\n".join(label(state, a.seat) for a in seating)
                 text = t(g, "game.seating", game=gid, seats=seats, commitment=state.commitment)
-                out.append(Post(audience.group_id, text, pin=True))
+                # Essential: the seating and the seed's commitment (S3) are what the deal
+                # must deliver, whatever happens to the bot meanwhile.
+                out.append(Post(audience.group_id, text, pin=True, essential=True))
             case CardsDealt(roles=roles):
                 for seat, role in sorted(roles.items()):
                     user = state.seats[seat].user_id

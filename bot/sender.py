@@ -24,7 +24,7 @@ import asyncio
 import itertools
 import logging
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -83,6 +83,8 @@ class Undelivered:
 
 
 Outcome = int | Undelivered | None  # a message id, a person out of reach, or nothing
+# What is told of each message as it goes out: (item index, message id).
+Ticker = Callable[[int, int], Awaitable[None]]
 
 
 @dataclass
@@ -333,6 +335,7 @@ class Sender:
         self._queues: dict[int, deque[_Queued]] = {}
         self._workers: dict[int, asyncio.Task[None]] = {}
         self._sending: dict[int, _Queued] = {}  # chat -> what is on its way there
+        self._ticking: set[asyncio.Future[None]] = set()  # outbox ticks of queued items
 
     def forget(self, game_id: int) -> None:
         """The game is long over: its messages will not be edited again."""
@@ -346,35 +349,50 @@ class Sender:
         it is dropped if its turn ends first.
         """
         pending = itertools.chain(self._sending.values(), *self._queues.values())
-        return any(not q.note for q in pending)
+        return any(not q.note for q in pending) or any(not t.done() for t in self._ticking)
 
     async def deliver(
-        self, game_id: int, items: Sequence[Outgoing], priority: int = GAME
+        self,
+        game_id: int,
+        items: Sequence[Outgoing],
+        priority: int = GAME,
+        sent: Ticker | None = None,
+        track: Collection[int] = (),
     ) -> Delivery:
         """Queue `items`; return once the essential posts among them went out or failed.
 
-        Essential posts (role cards, night keyboards, check results) are queued first
-        and waited for: a card is in hand before the turn that follows it is called, and
-        the caller learns their message ids. Everything else is queued behind them, in
-        order, and goes out as its chat's window allows. What could not reach a person
-        is reported, not raised. A `priority` of COSMETIC (a notice nobody acts on) lets
-        what the game needs overtake it where windows are short.
+        Essential posts (role cards, night keyboards, check results, the seating) go
+        first, one after another, and are waited for: a card is in hand before the turn
+        that follows it is called, and the caller learns their message ids. Everything
+        else is queued behind them, in order, and goes out as its chat's window allows.
+        What could not reach a person is reported, not raised. A `priority` of COSMETIC
+        (a notice nobody acts on) lets what the game needs overtake it where windows are
+        short.
+
+        `sent(index, message_id)` is awaited as each essential post goes out, and as each
+        other item whose index is in `track` does: the outbox ticks each message off as
+        it is sent, so a crash in the middle of a deal re-sends only what was still on
+        its way, not the whole deal. That is also why essential posts go one at a time.
         """
-        essential = {
-            index: self._enqueue(game_id, item, priority=priority)
-            for index, item in enumerate(items)
-            if isinstance(item, Post) and item.essential
-        }
-        outcomes = await asyncio.gather(*essential.values())
+        delivery = Delivery()
+        essential = set()
+        for index, item in enumerate(items):
+            if isinstance(item, Post) and item.essential:
+                essential.add(index)
+                outcome = await self._enqueue(game_id, item, priority=priority)
+                if isinstance(outcome, Undelivered):
+                    delivery.failed.append(outcome)
+                elif outcome is not None:
+                    delivery.sent[index] = outcome
+                    if sent is not None:
+                        await sent(index, outcome)
         for index, item in enumerate(items):
             if index not in essential:
-                self._enqueue(game_id, item, priority=priority)
-        delivery = Delivery()
-        for index, outcome in zip(essential, outcomes, strict=True):
-            if isinstance(outcome, Undelivered):
-                delivery.failed.append(outcome)
-            elif outcome is not None:
-                delivery.sent[index] = outcome
+                queued = self._enqueue(game_id, item, priority=priority)
+                if sent is not None and index in track:
+                    task = asyncio.ensure_future(_when_sent(queued, index, sent))
+                    self._ticking.add(task)
+                    task.add_done_callback(self._ticking.discard)
         return delivery
 
     def note(self, game_id: int, chat_id: int, key: str, line: str) -> None:
@@ -474,6 +492,12 @@ class Sender:
             chat_id=old.chat_id, message_id=old.message_id, text=text, reply_markup=markup(keyboard)
         )
         old.text, old.keyboard = text, keyboard
+
+
+async def _when_sent(queued: asyncio.Future[Outcome], index: int, sent: Ticker) -> None:
+    outcome = await queued
+    if isinstance(outcome, int):
+        await sent(index, outcome)
 
 
 def _resolve(queued: _Queued, outcome: Outcome) -> None:

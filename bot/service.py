@@ -9,12 +9,14 @@ proceed in parallel; actions on one game are serialized.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import sqlite3
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 import orjson
@@ -22,12 +24,19 @@ import orjson
 from bot.clock import Clock, Timers
 from bot.i18n import Texts, escape
 from bot.lru import LRU
-from bot.render import Audience, Post, label, render
+from bot.render import Audience, Outgoing, Post, label, render
 from bot.rules import engine
-from bot.rules.actions import Action, Timeout
+from bot.rules.actions import Action, RestartClock, Timeout
 from bot.rules.codec import from_json, to_json
-from bot.rules.errors import GamePaused, StaleAction, TooEarly
-from bot.rules.events import CardsDealt, Event, Player
+from bot.rules.errors import GamePaused, RuleError, StaleAction, TooEarly
+from bot.rules.events import (
+    CardsDealt,
+    Event,
+    NightStarted,
+    Player,
+    SpeechStarted,
+    VoteOpened,
+)
 from bot.rules.protocol import entry_to_json, stamp, state_from_json, state_to_json
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
@@ -66,6 +75,39 @@ KEEP_LOCKS = 1_000
 Also = Callable[[GameState], Awaitable[None]]
 
 TURN, WARN = "turn", "warn"  # the two timers a game can have (job ids `turn:<game>`)
+
+# A deadline whose commit failed (disk full, the database locked past its busy timeout)
+# is tried again this many seconds later, once per entry; then the Host is told.
+COMMIT_RETRIES = (2.0, 4.0, 8.0, 16.0, 30.0)
+
+
+# Kinds of outbox messages: a post the game depends on, and the group post announcing
+# step N ("turn:N"), kept so that a restart can tell whether the group ever heard of the
+# turn it finds running.
+OUTBOX_POST, OUTBOX_TURN = "post", "turn:"
+
+
+def _announcement(
+    events: Sequence[Event], state: GameState, out: Sequence[Outgoing], group: int
+) -> int | None:
+    """The index of the group post that announces the step these events started, if any."""
+    started = any(
+        isinstance(e, SpeechStarted | VoteOpened | NightStarted) and e.step == state.step
+        for e in events
+    )
+    if not started or state.finished or not out:
+        return None
+    last = out[-1]
+    if isinstance(last, Post) and last.chat_id == group and not last.essential:
+        return len(out) - 1
+    return None
+
+
+class NotRecorded(Exception):
+    """The action's transaction failed: nothing of it was stored, nobody was told of it.
+
+    The person is answered "not recorded, try again", never as if it had been accepted.
+    """
 
 
 @dataclass(frozen=True)
@@ -130,6 +172,7 @@ class GameService:
         self._seated_read = asyncio.Lock()
         self._seated_complete = False
         self._begin_requested: set[int] = set()
+        self._commit_failures: dict[int, int] = {}  # game -> deadlines failed in a row
         self._recently_finished: OrderedDict[int, None] = OrderedDict()
         # What this process knows it has stored, so that an update from someone already
         # known costs no write, and a message's language no read. Only the methods below
@@ -460,6 +503,37 @@ class GameService:
         messages sent; what was sent is ticked off in the outbox.
         """
         out = render(events, state, await self.audience(game, state), self.t)
+        try:
+            outbox, update_id = await self._store(game, state, events, now, status, out, also)
+        except sqlite3.Error as error:
+            log.warning("game %s: the commit failed: %s", game.game_id, error)
+            raise NotRecorded(str(error)) from error
+        if update_id is not None:
+            self.updates.stored(update_id)
+        self._cache(game.game_id, state)
+        if state.finished:
+            self._finished(game.game_id)
+        if not self.arm(game.game_id, state):
+            await self._tell_host(game, "host.clock_failed", game=game.game_id)
+
+        async def sent(index: int, message_id: int) -> None:
+            if index in outbox:
+                await self._tick(outbox[index], message_id)
+
+        delivery = await self.sender.deliver(game.game_id, out, sent=sent, track=outbox)
+        await self._report_undelivered(game, state, delivery.failed, events)
+
+    async def _store(
+        self,
+        game: Game,
+        state: GameState,
+        events: Sequence[Event],
+        now: float,
+        status: GameStatus | None,
+        out: Sequence[Outgoing],
+        also: Also | None,
+    ) -> tuple[dict[int, int], int | None]:
+        """The transaction of `_commit`: what it enqueued (item index -> outbox id)."""
         outbox: dict[int, int] = {}
         async with self.repos.database.transaction():
             if status is not None:
@@ -472,12 +546,16 @@ class GameService:
                 deadline=state.deadline,
                 now=now,
             )
+            announced = _announcement(events, state, out, game.chat_id)
             for index, item in enumerate(out):
-                if isinstance(item, Post) and item.essential:
+                kind = OUTBOX_POST if isinstance(item, Post) and item.essential else None
+                if index == announced:
+                    kind = f"{OUTBOX_TURN}{state.step}"
+                if kind is not None:
                     queued = await self.repos.outbox.enqueue(
                         game_id=game.game_id,
                         chat_id=item.chat_id,
-                        kind="post",
+                        kind=kind,
                         payload_json=_dumps(to_json(item)),
                         now=now,
                     )
@@ -487,37 +565,61 @@ class GameService:
             update_id = CURRENT_UPDATE.get()
             if update_id is not None:
                 await self.repos.processed.mark_update(update_id, now=now)
-        if update_id is not None:
-            self.updates.stored(update_id)
-        self._cache(game.game_id, state)
-        if state.finished:
-            self._finished(game.game_id)
-        self.arm(game.game_id, state)
-        delivery = await self.sender.deliver(game.game_id, out)
-        for index, message_id in delivery.sent.items():
-            if index in outbox:
-                await self.repos.outbox.mark_sent(
-                    outbox[index], message_id=message_id, now=self.clock.now()
-                )
-        await self._report_undelivered(game, state, delivery.failed, events)
+        return outbox, update_id
 
-    def arm(self, game_id: int, state: GameState) -> None:
-        """The game's timers follow its state: one for the deadline, one for the warning."""
-        if state.deadline is None:
-            self.timers.cancel(TURN, game_id)
-            self.timers.cancel(WARN, game_id)
-            return
-        self.timers.arm(TURN, game_id, state.step, state.deadline)
-        warn_at = state.deadline - self.warning_seconds
-        if state.in_speech and warn_at > self.clock.now():
-            self.timers.arm(WARN, game_id, state.step, warn_at)
-        else:
-            self.timers.cancel(WARN, game_id)
+    async def _tick(self, outbox_id: int, message_id: int) -> None:
+        """Tick a message off in the outbox. The action is stored and told already: a
+        failure here only means the message goes out again after a restart."""
+        try:
+            await self.repos.outbox.mark_sent(
+                outbox_id, message_id=message_id, now=self.clock.now()
+            )
+        except sqlite3.Error:
+            log.exception("outbox message %s was sent but could not be ticked off", outbox_id)
+
+    async def _tell_host(self, about: Game, key: str, **values: object) -> None:
+        """A fault the Host must act on: to them in private, or in the group if they
+        never opened a chat with the bot."""
+        try:
+            lang = await self.user_lang(about.host_user_id)
+            text = self.t(lang, key, **values)
+            delivery = await self.sender.deliver(
+                about.game_id, [Post(about.host_user_id, text, essential=True)]
+            )
+            if delivery.failed:
+                lang = await self.chat_lang(about.chat_id)
+                text = self.t(lang, key, **values)
+                await self.sender.deliver(about.game_id, [Post(about.chat_id, text)])
+        except Exception:  # telling is all that is left to do: it must not fail its caller
+            log.exception("game %s: could not tell the Host %s", about.game_id, key)
+
+    def arm(self, game_id: int, state: GameState) -> bool:
+        """The game's timers follow its state: one for the deadline, one for the warning.
+
+        False if the deadline could not be armed (a scheduler refuses a date past the
+        year 9999): logged, never raised, for the game is already committed.
+        """
+        try:
+            if state.deadline is None:
+                self.timers.cancel(TURN, game_id)
+                self.timers.cancel(WARN, game_id)
+                return True
+            self.timers.arm(TURN, game_id, state.step, state.deadline)
+            warn_at = state.deadline - self.warning_seconds
+            if state.in_speech and warn_at > self.clock.now():
+                self.timers.arm(WARN, game_id, state.step, warn_at)
+            else:
+                self.timers.cancel(WARN, game_id)
+        except (ValueError, OverflowError, OSError):
+            log.exception("game %s: the deadline %s cannot be armed", game_id, state.deadline)
+            return False
+        return True
 
     async def on_timer(self, kind: str, game_id: int, step: int) -> None:
         try:
             if kind == TURN:
                 await self.act(game_id, Timeout(step))
+                self._commit_failures.pop(game_id, None)
             elif kind == WARN:
                 await self._warn(game_id, step)
         except (StaleAction, GamePaused):
@@ -526,8 +628,33 @@ class GameService:
             state = await self.state(game_id)  # /extend moved the deadline: follow it
             if state is not None:
                 self.arm(game_id, state)
+        except NotRecorded:
+            if kind == TURN:
+                await self._retry_deadline(game_id, step)
         except Exception:
             log.exception("timer %s for game %s failed", kind, game_id)
+
+    async def _retry_deadline(self, game_id: int, step: int) -> None:
+        """The end of a turn could not be stored: try again a little later, a few times.
+
+        Without this the game would be left with no timer at all (T2: the bot keeps the
+        clock). When the retries are spent, the Host is told and the clock stays
+        stopped until the Host ends the turn (/skip) or the bot restarts.
+        """
+        failures = self._commit_failures.get(game_id, 0)
+        if failures < len(COMMIT_RETRIES):
+            self._commit_failures[game_id] = failures + 1
+            when = self.clock.now() + COMMIT_RETRIES[failures]
+            self.timers.arm(TURN, game_id, step, when)
+            return
+        self._commit_failures.pop(game_id, None)
+        log.error(
+            "game %s: the end of step %s could not be stored; the Host is told", game_id, step
+        )
+        with contextlib.suppress(sqlite3.Error):
+            game = await self.repos.games.get(game_id)
+            if game is not None:
+                await self._tell_host(game, "host.clock_stuck", game=game_id)
 
     async def _warn(self, game_id: int, step: int) -> None:
         async with self.lock(game_id):
@@ -566,17 +693,22 @@ class GameService:
 
         At start-up that is whatever a crash caught between the commit and the send;
         when a player presses Start, it is their card the bot could not deliver before.
+        A turn's announcement goes again only while that turn is on (`resume_all` has
+        restarted its clock): a later turn has said everything since.
         """
         sent = 0
         for queued in await self.repos.outbox.unsent():
             if user_id is not None and queued.chat_id != user_id:
                 continue
+            if queued.kind.startswith(OUTBOX_TURN):
+                state = self._states.get(queued.game_id)
+                if state is None or queued.kind != f"{OUTBOX_TURN}{state.step}":
+                    continue
             post: Post = from_json(Post, json.loads(queued.payload_json))
-            delivery = await self.sender.deliver(queued.game_id, [post])
+            # Waited for, so that it is ticked off as soon as it is out.
+            delivery = await self.sender.deliver(queued.game_id, [replace(post, essential=True)])
             if 0 in delivery.sent:
-                await self.repos.outbox.mark_sent(
-                    queued.outbox_id, message_id=delivery.sent[0], now=self.clock.now()
-                )
+                await self._tick(queued.outbox_id, delivery.sent[0])
                 sent += 1
         return sent
 
@@ -598,27 +730,62 @@ class GameService:
 
         A deadline that passed while the bot was down fires at once (the timers see to
         that); messages the games depend on that were never confirmed sent go out again.
+        Each game resumes on its own: one that cannot (its stored state is damaged, its
+        deadline cannot be armed) is logged and reported to its Host, and the others and
+        the bot go on.
         """
         games = await self.repos.games.running()
+        unsent: dict[int, set[str]] = {}
+        for queued in await self.repos.outbox.unsent():
+            unsent.setdefault(queued.game_id, set()).add(queued.kind)
         for game in games:
-            state = await self.state(game.game_id)
-            if state is None:
-                continue
-            lang = await self.chat_lang(game.chat_id)
-            left = state.paused_remaining
-            if left is None and state.deadline is not None:
-                left = max(0.0, state.deadline - self.clock.now())
-            speaker = label(state, state.speaker) if state.speaker else "—"
-            text = self.t(
-                lang,
-                "host.resumed_after_restart",
-                game=game.game_id,
-                phase=self.t(lang, f"phase.{state.phase.value}"),
-                speaker=speaker,
-                seconds=round(left or 0),
-            )
-            # A notice: each game's next turn or keyboard may overtake it.
-            await self.sender.deliver(game.game_id, [Post(game.chat_id, text)], COSMETIC)
-            self.arm(game.game_id, state)
-        await self.resend_unsent()
+            try:
+                await self._resume(game, unsent.get(game.game_id, set()))
+            except Exception:
+                log.exception("game %s could not be resumed", game.game_id)
+                await self._tell_host(game, "host.resume_failed", game=game.game_id)
+        try:
+            await self.resend_unsent()
+        except Exception:
+            log.exception("the outbox could not be sent again")
         return len(games)
+
+    async def _resume(self, game: Game, unsent: set[str]) -> None:
+        """One game back on its clock; `unsent` are the kinds of its unsent outbox messages."""
+        try:
+            state = await self.state(game.game_id)
+        except (ValueError, TypeError, KeyError, AttributeError):
+            # The stored state cannot be read again (settings no longer valid, a damaged
+            # row): the game can never go on, and must not hold its group forever.
+            log.exception("game %s: its stored state cannot be read; it is closed", game.game_id)
+            await self.repos.games.set_status(
+                game.game_id, GameStatus.ABORTED, now=self.clock.now()
+            )
+            await self._tell_host(game, "host.resume_damaged", game=game.game_id)
+            return
+        if state is None:
+            return
+        if f"{OUTBOX_TURN}{state.step}" in unsent and not state.paused:
+            # The group never heard that this turn began (the bot died first): it starts
+            # again with its full time, and its announcement goes out (resend_unsent).
+            try:
+                state, _ = await self.act(game.game_id, RestartClock())
+            except RuleError:
+                log.exception("game %s: the turn's clock could not restart", game.game_id)
+        lang = await self.chat_lang(game.chat_id)
+        left = state.paused_remaining
+        if left is None and state.deadline is not None:
+            left = max(0.0, state.deadline - self.clock.now())
+        speaker = label(state, state.speaker) if state.speaker else "—"
+        text = self.t(
+            lang,
+            "host.resumed_after_restart",
+            game=game.game_id,
+            phase=self.t(lang, f"phase.{state.phase.value}"),
+            speaker=speaker,
+            seconds=round(left or 0),
+        )
+        # A notice: each game's next turn or keyboard may overtake it.
+        await self.sender.deliver(game.game_id, [Post(game.chat_id, text)], COSMETIC)
+        if not self.arm(game.game_id, state):
+            await self._tell_host(game, "host.clock_failed", game=game.game_id)

@@ -17,6 +17,7 @@ from bot.callbacks import BanCb
 from bot.i18n import escape
 from bot.render import Button, Post, label
 from bot.rules.codec import to_json
+from bot.rules.errors import BadSettings
 from bot.rules.protocol import entry_from_json, public_entries
 from bot.rules.roles import Side
 from bot.rules.sheet import SheetRow, sheet
@@ -27,6 +28,7 @@ from bot.tournament.record import TournamentOffence, disqualified_users, offence
 from bot.tournament.scoring import format_tenths, game_points
 from bot.tournament.settings import (
     TournamentSettings,
+    check_judge_value,
     diff_settings,
     settings_from_json,
     settings_to_json,
@@ -236,8 +238,14 @@ class TournamentService:
         if started and not override:
             raise TournamentError("settings.locked")
         try:
+            check_judge_value(name, value)
             new = _with_setting(old, name, value)
-        except (KeyError, ValueError, TypeError) as error:
+        except BadSettings as error:
+            if "low" not in error.values:
+                raise TournamentError("settings.bad", name=escape(name)) from error
+            bounds = {"low": error.values["low"], "high": error.values["high"]}
+            raise TournamentError("settings.range", name=escape(name), **bounds) from error
+        except (KeyError, ValueError, TypeError, OverflowError) as error:
             raise TournamentError("settings.bad", name=escape(name)) from error
         changes = [f"{c.name}: {c.old} → {c.new}" for c in diff_settings(old, new)]
         if not changes:

@@ -18,10 +18,11 @@ from typing import Any, TypeVar
 from aiogram.filters import CommandObject
 from aiogram.types import Message
 
-from bot.rules.settings import TIMER_FIELDS, KillRule
+from bot.rules.settings import KillRule
 from bot.service import GameService
 from bot.tournament.errors import BadPoints
 from bot.tournament.scoring import parse_tenths
+from bot.tournament.settings import JUDGE_RANGES
 
 
 class BadArguments(ValueError):
@@ -155,22 +156,16 @@ USER = Token(32)  # a nick, or a user id in digits
 # them against the tournament's list (TournamentService.players_by_nicks).
 NICK_AND_MORE = Rest(400)
 
-# T6: what each setting the Judge may change can be. Timers in whole seconds, up to an
-# hour; group sizes within the 16 seats the roles table has; the bonus up to x3.
-_TIMER = Number(1, 3600)
-_PLAYERS = Number(4, 16)
-_GAME_SETTINGS: Mapping[str, Kind] = {
-    **dict.fromkeys(TIMER_FIELDS, _TIMER),
-    "kill_rule": Word(tuple(rule.value for rule in KillRule)),
-    "min_players": _PLAYERS,
-    "max_players": _PLAYERS,
-}
+# T6: what each setting the Judge may change can be: the ranges of
+# bot.tournament.settings.JUDGE_RANGES (timers in whole seconds up to an hour, groups of
+# 12 to 16, the bonus up to x3), and the kill rule by name. A table's own player bounds
+# (game.min_players, game.max_players) follow the groups' range.
+_PLAYERS = Number(*(int(bound) for bound in JUDGE_RANGES["group_min"]))
 SETTINGS: Mapping[str, Kind] = {
-    "group_min": _PLAYERS,
-    "group_max": _PLAYERS,
-    "bonus_threshold": Number(0, 16),
-    "bonus_coefficient": Number(10, 30),
-    **{f"game.{name}": kind for name, kind in _GAME_SETTINGS.items()},
+    **{name: Number(int(low), int(high)) for name, (low, high) in JUDGE_RANGES.items()},
+    "game.kill_rule": Word(tuple(rule.value for rule in KillRule)),
+    "game.min_players": _PLAYERS,
+    "game.max_players": _PLAYERS,
 }
 
 

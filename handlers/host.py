@@ -273,8 +273,18 @@ async def sign(
     if game is None or game.host_user_id != query.from_user.id:
         await query.answer(service.t(lang, "host.only_host"), show_alert=True)
         return
-    if not await service.sign(game, query.from_user.id, query.from_user.first_name):
-        await query.answer(service.t(lang, "over.already_signed"), show_alert=True)
+    # T3: only an ended game has a sheet; a forged press before the end is told so.
+    refusal = {
+        GameStatus.LOBBY: "over.not_over",
+        GameStatus.RUNNING: "over.not_over",
+        GameStatus.ABORTED: "over.no_sheet",
+    }.get(game.status)
+    if refusal is None and not await service.sign(
+        game, query.from_user.id, query.from_user.first_name
+    ):
+        refusal = "over.already_signed"
+    if refusal is not None:
+        await query.answer(service.t(lang, refusal), show_alert=True)
         return
     await query.answer()
     signed = await service.repos.games.get(game.game_id)

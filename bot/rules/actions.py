@@ -82,6 +82,15 @@ class Stop:
     """The Host aborts the game: no result."""
 
 
+@dataclass(frozen=True)
+class RestartClock:
+    """The current turn starts its clock again, with its full time (D10, T2).
+
+    The service asks for it when the bot comes back and finds that the turn's
+    announcement never reached the group: nobody knew the turn had begun.
+    """
+
+
 PlayerAction = Pass | Nominate | Vote | Check | Kill
 HostAction = Pause | Resume | Skip | Extend | Sanction | Stop
-Action = PlayerAction | HostAction | Timeout
+Action = PlayerAction | HostAction | Timeout | RestartClock

@@ -22,6 +22,7 @@ from bot.rules.actions import (
     Nominate,
     Pass,
     Pause,
+    RestartClock,
     Resume,
     Sanction,
     Skip,
@@ -51,6 +52,7 @@ from bot.rules.events import (
     CardsDealt,
     Cause,
     CheckMade,
+    ClockRestarted,
     DayStarted,
     Event,
     Extended,
@@ -366,6 +368,27 @@ def _stop(turn: _Turn, _action: Stop) -> None:
     turn.emit(GameAborted())
 
 
+def _restart_clock(turn: _Turn, _action: RestartClock) -> None:
+    # D10, T2: a turn nobody was told of gets its full time from now. The step stays,
+    # so every button of the turn stays good. A paused turn keeps what the Host left it.
+    state = turn.state
+    _not_paused(state)
+    if state.deadline is None:
+        raise WrongPhase(f"no clock runs during {state.phase}", phase=state.phase)
+    turn.emit(ClockRestarted(state.step, turn.now + _full_seconds(state)))
+
+
+def _full_seconds(state: GameState) -> float:
+    settings = state.settings
+    if state.phase in SPEECH_PHASES:
+        return _speech_seconds(settings, state.phase)
+    return {
+        Phase.VOTE: settings.vote_seconds,
+        Phase.NIGHT: settings.night_seconds,
+        Phase.ACQUAINTANCE: settings.acquaintance_seconds,
+    }[state.phase]
+
+
 _HANDLERS: dict[type[Any], Callable[[_Turn, Any], None]] = {
     Pass: _pass,
     Nominate: _nominate,
@@ -379,6 +402,7 @@ _HANDLERS: dict[type[Any], Callable[[_Turn, Any], None]] = {
     Extend: _extend,
     Sanction: _sanction,
     Stop: _stop,
+    RestartClock: _restart_clock,
 }
 
 

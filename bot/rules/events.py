@@ -236,6 +236,14 @@ class Extended(Event):
 
 
 @dataclass(frozen=True)
+class ClockRestarted(Event):
+    """D10, T2: the turn of `step` starts its clock again with its full time."""
+
+    step: int
+    deadline: float
+
+
+@dataclass(frozen=True)
 class SanctionGiven(Event):
     """V: a sanction the Host confirmed (code None: a plain removal by the Host)."""
 
@@ -288,6 +296,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Paused,
         Resumed,
         Extended,
+        ClockRestarted,
         SanctionGiven,
         GameWon,
         GameOver,

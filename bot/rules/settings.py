@@ -6,6 +6,7 @@ Tournament-level settings (group sizes T1, scoring T4) live with the tournament.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
@@ -27,6 +28,10 @@ def _default_mafia_table() -> dict[int, int]:
     table.update(dict.fromkeys(range(14, 17), 4))
     return table
 
+
+# The longest any one timer may run: an hour. A deadline must stay a date a scheduler
+# can arm (`1e12` seconds is the year 33714), and no turn of the game lasts longer.
+MAX_TIMER_SECONDS = 3600.0
 
 # Every timer of the game scheme, in the order the game meets them.
 TIMER_FIELDS = (
@@ -59,8 +64,15 @@ class GameSettings:
     def __post_init__(self) -> None:
         for name in TIMER_FIELDS:
             seconds = getattr(self, name)
-            if not seconds > 0:
-                raise BadSettings(f"{name} must be positive, got {seconds}")
+            # The last line of defence: the Judge's /settings and config.toml check their
+            # own (stricter) bounds first. Fractions stay allowed for scaled-down games.
+            if not (isinstance(seconds, int | float) and math.isfinite(seconds)):
+                raise BadSettings(f"{name} must be a finite number, got {seconds!r}", field=name)
+            if not 0 < seconds <= MAX_TIMER_SECONDS:
+                raise BadSettings(
+                    f"{name} must be above 0 and at most {MAX_TIMER_SECONDS:g} s, got {seconds}",
+                    field=name,
+                )
         if not 4 <= self.min_players <= self.max_players:
             raise BadSettings(
                 "player bounds must satisfy 4 <= min <= max, "

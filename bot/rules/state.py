@@ -15,6 +15,7 @@ from bot.rules.events import (
     CardsDealt,
     Cause,
     CheckMade,
+    ClockRestarted,
     DayStarted,
     Event,
     Extended,
@@ -217,6 +218,8 @@ def evolve(state: GameState, event: Event) -> None:
                 state.paused_remaining += seconds
             else:
                 state.deadline = deadline
+        case ClockRestarted(deadline=deadline):
+            state.deadline = deadline
         case SanctionGiven(seat=seat, code=code, penalty=penalty):
             state.sanctions.append(SanctionRecord(seat, code, penalty))
         case GameWon(side=side):

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from bot.rules.codec import from_json, to_json
 from bot.rules.errors import BadSettings
-from bot.rules.settings import GameSettings
+from bot.rules.settings import MAX_TIMER_SECONDS, TIMER_FIELDS, GameSettings
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,41 @@ class TournamentSettings:
                 f"got {self.bonus_coefficient}",
                 field="bonus_coefficient",
             )
+
+
+# What the Judge's /settings accepts, by dotted name: the regulation's tables of 12 to 16
+# (T1), every timer from a second to an hour, a bonus threshold within a table's size
+# and a coefficient from x1.0 to x3.0 (T4). Tests and casual games build settings
+# directly and may go below these; nothing may go beyond what a game can run.
+JUDGE_RANGES: dict[str, tuple[float, float]] = {
+    "group_min": (12, 16),
+    "group_max": (12, 16),
+    "bonus_threshold": (0, 16),
+    "bonus_coefficient": (10, 30),
+    **{f"game.{name}": (1, MAX_TIMER_SECONDS) for name in TIMER_FIELDS},
+}
+
+
+def check_judge_value(name: str, text: str) -> None:
+    """Raise `BadSettings` (with `low`, `high`) if the Judge's `name` = `text` is out of range.
+
+    A value that is no number at all is left to the setting's own parsing.
+    """
+    bounds = JUDGE_RANGES.get(name)
+    if bounds is None:
+        return
+    try:
+        value = float(text)
+    except ValueError:
+        return
+    low, high = bounds
+    if not (math.isfinite(value) and low <= value <= high):
+        raise BadSettings(
+            f"{name} must be within {low:g}..{high:g}, got {text!r}",
+            field=name,
+            low=f"{low:g}",
+            high=f"{high:g}",
+        )
 
 
 def settings_to_json(settings: TournamentSettings) -> str:

@@ -73,6 +73,28 @@ def test_unknown_setting_is_refused(tmp_path: Path) -> None:
         load_config(path, env={})
 
 
+@pytest.mark.parametrize(
+    ("section", "text", "names"),
+    [
+        ("game", "introduction_seconds = 1e12", "introduction_seconds"),
+        ("game", "night_seconds = inf", "night_seconds"),
+        ("game", "vote_seconds = nan", "vote_seconds"),
+        ("game", "round1_seconds = 0", "round1_seconds"),
+        ("game", "warning_seconds = 1e12", "warning_seconds"),
+        ("casual", "min_players = 20", "player bounds"),
+        ("bot", "flood_window_scale = inf", "flood_window_scale"),
+    ],
+)
+def test_an_absurd_value_in_the_config_stops_the_start_with_a_clear_error(
+    tmp_path: Path, section: str, text: str, names: str
+) -> None:
+    """Issue 10: `1e12` seconds used to be accepted, and the bot failed later, mid-game."""
+    path = tmp_path / "config.toml"
+    path.write_text(f"[{section}]\n{text}\n")
+    with pytest.raises(ValueError, match=names):
+        load_config(path, env={})
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_deal_renders_a_pinned_seating_and_protected_cards(lang: str) -> None:
     players = [Player(100 + i, f"<b>P{i}</b>") for i in range(12)]

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.sandbox import CallbackPress, Sandbox, SimMessage, SimUser
 
 SCALE = 0.02  # one second of game time is 20 ms
@@ -264,6 +266,30 @@ async def test_killed_twenty_times_the_game_still_finishes_and_keeps_its_word(
         await sandbox.stop()
 
 
+async def open_lobby(host: SimUser, group: Any, people: dict[int, SimUser]) -> None:
+    """/newgame, and everybody joins. Each step waits for the bot's answer, not for a
+    quiet moment: on a loaded machine the bot may be slower than any quiet period, and a
+    kill right after /begin would lose the joins it had not handled yet."""
+    asked = await host.send(group, "/newgame")
+
+    def posted() -> SimMessage | None:
+        later = [m for m in group.visible_messages() if m.message_id > asked.message_id]
+        return next((m for m in later if m.from_bot and m.buttons()), None)
+
+    lobby = await until(posted)
+    joined = {p.id: sum("You joined" in m.content for m in p.inbox()) for p in people.values()}
+    for person in people.values():
+        await person.follow(lobby, 0)
+
+    def all_in() -> bool:
+        return all(
+            sum("You joined" in m.content for m in p.inbox()) > joined[p.id]
+            for p in people.values()
+        )
+
+    await until(all_in)
+
+
 async def play_one_game(
     run: Run,
     host: SimUser,
@@ -272,12 +298,7 @@ async def play_one_game(
     rng: random.Random,
     points: list[str],
 ) -> dict[str, Any]:
-    await host.send(group, "/newgame")
-    await run.sandbox.settle(within=10)
-    lobby = group.visible_messages()[-1]
-    for person in people.values():
-        await person.follow(lobby, 0)
-    await run.sandbox.settle(within=10)
+    await open_lobby(host, group, people)
     await host.send(group, "/begin")
     await asyncio.sleep(0.01)
     await run.kill()  # during the deal
@@ -331,3 +352,120 @@ async def check_protocol(run: Run) -> None:
     for press in run.presses:
         if press.acknowledged:
             assert (press.kind, press.game, press.seat, press.step) in actions, f"{press} lost"
+
+
+async def until(done: Any, within: float = 30.0) -> Any:
+    """Wait for the bot (another process) to bring `done()` about; return what it gave."""
+    for _ in range(int(within / 0.02)):
+        if result := done():
+            return result
+        await asyncio.sleep(0.02)
+    raise TimeoutError("the bot never got there")
+
+
+async def test_killed_between_cards_the_deal_is_delivered_once_and_the_turn_called(
+    tmp_path: Path,
+) -> None:
+    """Issue 10 (S3, D10, T2): SIGKILLed while dealing, twice. Each card goes out once,
+    but for the one in flight at each kill; the seating with its commitment is posted;
+    the first turn, which nobody heard of, is announced with its full time."""
+    sandbox = Sandbox(clock=time.time)
+    await sandbox.start()
+    host = sandbox.add_user("Host", language_code="en")
+    group = sandbox.add_supergroup("Club", owner=host)
+    group.promote_bot(
+        by=host,
+        can_delete_messages=True,
+        can_restrict_members=True,
+        can_pin_messages=True,
+        can_invite_users=True,
+    )
+    people = {}
+    for i in range(PLAYERS):
+        person = sandbox.add_user(f"P{i + 1}", language_code="en")
+        group.add_member(person)
+        people[person.id] = person
+    database = tmp_path / "mafia.sqlite3"
+    config = tmp_path / "config.toml"
+    config.write_text(config_text(sandbox, database))
+    run = Run(sandbox, config, database, tmp_path / "bot.log")
+    kill_at = [3, 2]  # the 3rd card; after the restart, the 2nd card sent again
+    cards = 0
+    killed = asyncio.Event()
+
+    def watch(record: Any) -> None:
+        nonlocal cards
+        card = "Your seat" in str(record.params.get("text", ""))
+        if record.method != "sendMessage" or record.status != 200 or not card or not kill_at:
+            return
+        cards += 1
+        if cards == kill_at[0] and run.process is not None:
+            # Telegram has the card; the bot dies before it hears back.
+            run.process.send_signal(signal.SIGKILL)
+            kill_at.pop(0)
+            cards = 0
+            killed.set()
+
+    sandbox.observers.append(watch)
+    try:
+        await run.start()
+        await open_lobby(host, group, people)
+        await host.send(group, "/begin")
+        for restart in range(2):
+            for _ in range(10):
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(killed.wait(), 3)
+                    break
+                if run.state() is None:  # no deal yet: the Host says /begin again
+                    await host.send(group, "/begin")
+            assert killed.is_set()
+            killed.clear()
+            assert run.process is not None
+            await asyncio.to_thread(run.process.wait)
+            if run.process.stdin is not None:
+                run.process.stdin.close()
+            if restart == 0:
+                # The second kill falls while the bot sends the cards again at start-up,
+                # before it polls for updates: start it without waiting for that.
+                run.process, run.standby = run.standby, run._spawn()
+                assert run.process is not None and run.process.stdin is not None
+                run.process.stdin.write(b"go\n")
+                run.process.stdin.flush()
+            else:
+                run.process = None
+                await run.start()
+        state = await until(lambda: (s := run.state()) is not None and s["step"] >= 1 and s)
+        game = state["game_id"]
+        await until(lambda: latest(group.messages(), f"t:{game}:1:") is not None)
+        await sandbox.settle(within=10)
+        received = sorted(
+            sum("Your seat" in m.content for m in person.inbox()) for person in people.values()
+        )
+        assert received[0] == 1 and sum(received) <= PLAYERS + 2, received  # no batch re-sent
+        assert received.count(2) <= 2 and max(received) <= 2, received
+        seatings = [m for m in group.messages() if "seating" in m.content]
+        assert len(seatings) == 1
+        with contextlib.closing(sqlite3.connect(database)) as db:
+            (commitment,) = db.execute(
+                "SELECT json_extract(state_json, '$.commitment') FROM games WHERE game_id = ?",
+                (game,),
+            ).fetchone()
+            rows = db.execute(
+                "SELECT at, payload_json FROM events WHERE game_id = ? ORDER BY seq", (game,)
+            ).fetchall()
+        assert commitment in seatings[0].content
+        restarts = [json.loads(p) for _, p in rows if '"ClockRestarted"' in p]
+        assert len(restarts) == 2  # once after each kill: the turn was never called before
+        first_turn = [m for m in group.messages() if latest([m], f"t:{game}:1:")]
+        assert len(first_turn) == 1  # called once, with its full time
+        last = next(at for at, p in reversed(rows) if '"ClockRestarted"' in p)
+        assert restarts[-1]["deadline"] - last == pytest.approx(30 * SCALE)
+        assert f"{30 * SCALE:.1f} s" in first_turn[0].content
+    finally:
+        for process in (run.process, run.standby):
+            if process is not None and process.poll() is None:
+                process.send_signal(signal.SIGKILL)
+                process.wait()
+            if process is not None and process.stdin is not None:
+                process.stdin.close()
+        await sandbox.stop()

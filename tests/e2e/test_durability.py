@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from pathlib import Path
 
+import pytest
 from aiogram.types import Update
 
 from bot.demo import Crowd, Table, open_table, play
+from bot.render import Post
 from bot.rules.events import Phase
 from bot.rules.protocol import entry_from_json, replay, state_to_json
 
@@ -117,3 +120,66 @@ async def test_a_group_that_becomes_a_supergroup_keeps_its_game(table: Table) ->
     await table.app.dispatcher.feed_update(table.bot, update)
     moved = await table.app.service.active_game(new_id)
     assert moved is not None and moved.game_id == table.game_id
+
+
+@pytest.mark.rule("S3")
+@pytest.mark.parametrize("after", [1, 7, 12])
+async def test_S3_D10_a_crash_between_cards_resends_only_what_was_in_flight(
+    tmp_path: Path, after: int
+) -> None:
+    """Issue 10: killed during the deal, the bot sent every card again and never posted the
+    seating, the commitment, Day 0 or the first turn. Now each card is ticked off as it
+    goes out: only the one in flight goes twice; the seating comes once; the first turn,
+    which nobody heard of, is announced with its full time (recorded in the protocol)."""
+    async with open_table(12, seed=9, lang="en", folder=tmp_path) as table:
+        await table.gather()
+        service = table.app.service
+        sender = service.sender
+        real_post = sender._post
+        cards = 0
+        died = asyncio.Event()
+
+        async def post(game_id: int, item: Post) -> int:
+            nonlocal cards
+            message_id = await real_post(game_id, item)
+            cards += "Your seat" in item.text
+            if cards == after:
+                died.set()  # the message is out; the bot dies before it learns so
+                await asyncio.Future()
+            return message_id
+
+        sender._post = post  # type: ignore[method-assign]
+        game = await service.active_game(table.group.id)
+        assert game is not None
+        dealing = asyncio.ensure_future(service.begin(game))
+        async with asyncio.timeout(10):
+            while not died.is_set():  # each card waits for its chat's window on the clock
+                wake = table.clock.next_wake()
+                if wake is not None:
+                    table.clock.set(wake)
+                await asyncio.sleep(0.001)
+        for task in (dealing, *sender._workers.values()):
+            task.cancel()
+        await asyncio.gather(dealing, return_exceptions=True)
+        table.clock.set(table.clock.now() + 600)  # down for ten minutes: the turn's time passed
+        await table.restart()
+        service = table.app.service
+        received = [
+            sum("Your seat" in m.content for m in person.inbox()) for person in table.people
+        ]
+        assert sorted(received) == [1] * 11 + [2]  # the one in flight, and no other
+        group = table.group.messages()
+        assert sum("seating" in m.content for m in group) == 1
+        seating = next(m for m in group if "seating" in m.content)
+        state = table.state
+        assert state is not None and state.commitment in seating.content
+        turn = table.turn_message()
+        assert "introduce yourself: 30 s" in turn.content
+        assert state.phase is Phase.INTRODUCTION and state.step == 1
+        assert state.deadline == table.clock.now() + 30  # the full time, from the restart
+        stored = await service.repos.protocol.read(state.game_id)
+        kinds = [json.loads(e.payload_json)["type"] for e in stored]
+        assert kinds[-1] == "ClockRestarted"
+        assert await protocol_state(table) == state_to_json(state)  # replay stays true
+        assert not await service.repos.outbox.unsent()
+        table.sandbox.assert_no_bot_errors()

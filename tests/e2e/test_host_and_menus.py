@@ -6,9 +6,11 @@ import random
 
 import pytest
 
+from bot.callbacks import SignCb
 from bot.demo import Crowd, Table, open_table, play
 from bot.rules.events import Cause, Phase
 from bot.rules.sanctions import Penalty
+from e2e.test_hostile import forge
 
 
 @pytest.mark.rule("V2")
@@ -85,6 +87,29 @@ async def test_the_sheet_is_signed_by_the_host_once() -> None:
         await table.settle()
         assert again.answer is not None and again.answer.text == "The sheet is already signed."
         table.sandbox.assert_no_bot_errors()
+
+
+@pytest.mark.rule("T3")
+async def test_T3_a_sign_press_before_the_end_says_the_game_is_not_over(table: Table) -> None:
+    """A forged Sign press during a game (issue 10): the answer is what is true."""
+    assert table.game_id is not None
+    data = SignCb(game=table.game_id).pack()
+    turn = table.turn_message()
+    early = forge(table, table.host, turn, data)
+    await table.settle()
+    assert early.answer is not None and early.answer.show_alert
+    assert early.answer.text == "The game is not over yet: the sheet is signed once it ends."
+    await table.host.send(table.group, "/stop")
+    await table.settle()
+    stopped = forge(table, table.host, turn, data)
+    await table.settle()
+    assert stopped.answer is not None and stopped.answer.show_alert
+    assert stopped.answer.text == (
+        "The game was stopped: it has no result, so there is no sheet to sign."
+    )
+    game = await table.app.service.repos.games.get(table.game_id)
+    assert game is not None and game.signed_by is None
+    table.sandbox.assert_no_bot_errors()
 
 
 async def test_russian_by_default_and_lang_switches_the_chat() -> None:

@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from bot.rules import draws, engine
-from bot.rules.actions import Extend, Nominate, Pass, Pause, Resume, Skip, Vote
+from bot.rules.actions import (
+    Extend,
+    Nominate,
+    Pass,
+    Pause,
+    RestartClock,
+    Resume,
+    Skip,
+    Vote,
+)
 from bot.rules.errors import (
     AlreadyNominated,
     AlreadyVoted,
@@ -19,6 +28,7 @@ from bot.rules.errors import (
 )
 from bot.rules.events import (
     Cause,
+    ClockRestarted,
     DayStarted,
     Extended,
     LastWordsBegan,
@@ -36,6 +46,7 @@ from bot.rules.events import (
     VoteClosed,
     VoteOpened,
 )
+from bot.rules.protocol import replay
 from bot.rules.sanctions import Penalty
 
 from .helpers import SEED, Game, first_of, of_type, to_night
@@ -788,3 +799,24 @@ def test_D10_pause_blocks_every_player_action() -> None:
     game.refused(Pass(speaker), GamePaused)
     game.refused(Nominate(speaker, 1), GamePaused)
     game.refused(Vote(speaker, None), GamePaused)
+
+
+@pytest.mark.rule("D10")
+def test_D10_T2_a_restarted_clock_gives_the_turn_its_full_time_on_the_same_step() -> None:
+    """A turn whose announcement never reached the group (the bot died first) starts
+    its clock again at resume: the step stays, so its buttons stay good."""
+    game = Game()
+    step = game.state.step
+    game.act(RestartClock(), dt=500.0)  # long past the deadline: the bot was down
+    assert game.last == [ClockRestarted(step, game.now + 30.0)]
+    assert game.state.step == step and game.state.deadline == game.now + 30.0
+    assert replay(game.entries) == game.state  # the protocol stays the truth
+    game.act(Pause())
+    game.refused(RestartClock(), GamePaused)  # the Host's pause keeps what it left
+
+
+@pytest.mark.rule("D10")
+def test_D10_T2_a_restarted_night_gets_the_full_night() -> None:
+    game = to_night(Game())
+    game.act(RestartClock(), dt=100.0)
+    assert game.state.deadline == game.now + game.settings.night_seconds
