@@ -1,0 +1,161 @@
+"""Webhook mode over real HTTP both ways: the sandbox (a `--local` Bot API server) POSTs
+updates to the bot's aiohttp server on 127.0.0.1, the bot calls the sandbox.
+
+Only Telegram knows the secret the bot gave in setWebhook; a request without it, from
+whoever found the address, changes nothing (issue 10).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+import pytest
+
+from bot.demo import Crowd, Table, open_table, play
+from bot.webhook import SECRET_HEADER
+from storage.updates import ProcessedRepository
+
+
+@pytest.fixture
+async def table() -> AsyncIterator[Table]:
+    """Twelve players, the game begun, the bot on a webhook; no bad request allowed."""
+    async with open_table(12, seed=5, lang="en", webhook=True) as table:
+        await table.gather()
+        await table.begin()
+        yield table
+        table.sandbox.assert_no_bot_errors()
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession() as session:
+        yield session
+
+
+def host_says(table: Table, text: str, update_id: int = 900_000) -> dict[str, Any]:
+    """An update as Telegram would send it: the Host writing `text` in the group."""
+    return {
+        "update_id": update_id,
+        "message": {
+            "message_id": update_id,
+            "date": int(table.clock.now()),
+            "chat": {"id": table.group.id, "type": "supergroup", "title": table.group.title},
+            "from": table.host.to_api(),
+            "text": text,
+            "entities": [{"type": "bot_command", "offset": 0, "length": len(text)}],
+        },
+    }
+
+
+async def post(
+    http: aiohttp.ClientSession, table: Table, body: bytes | dict[str, Any], secret: str | None
+) -> int:
+    headers = {"Content-Type": "application/json"}
+    if secret is not None:
+        headers[SECRET_HEADER] = secret
+    kwargs: dict[str, Any] = {"json": body} if isinstance(body, dict) else {"data": body}
+    async with http.post(table.webhook_url, headers=headers, **kwargs) as answer:
+        return answer.status
+
+
+async def test_a_whole_game_is_played_in_webhook_mode() -> None:
+    async with open_table(12, seed=3, lang="ru", webhook=True) as table:
+        await table.gather()
+        await table.begin()
+        state = await play(table, Crowd(table, random.Random(3), "ru"))
+
+        assert state.finished and state.winner is not None
+        sandbox = table.sandbox
+        sandbox.assert_no_bot_errors()
+        assert sandbox.calls("getUpdates") == []  # every update came by POST
+        [set_webhook] = sandbox.calls("setWebhook", ok=True)
+        assert set_webhook.params["url"] == table.webhook_url
+        assert len(set_webhook.params["secret_token"]) >= 32
+        delivery = sandbox.webhook_delivery
+        assert delivery.delivered > 100 and delivery.refused == 0
+        assert sandbox.pending_updates == []
+
+
+async def test_a_forged_stop_without_the_secret_changes_nothing(
+    table: Table, http: aiohttp.ClientSession, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, "bot.webhook")
+    before = table.state
+    calls = len(table.sandbox.calls())
+
+    assert await post(http, table, host_says(table, "/stop"), None) == 401
+    assert await post(http, table, host_says(table, "/stop", 900_001), "guess") == 403
+    assert await post(http, table, host_says(table, "/stop", 900_002), "x" * 64) == 403
+    await table.settle()
+
+    assert table.state == before and not table.state.finished
+    assert len(table.sandbox.calls()) == calls  # the bot said nothing to anybody
+    processed = ProcessedRepository(table.database)
+    assert not await processed.has_update(900_000)
+    refusals = [r.getMessage() for r in caplog.records if r.name == "bot.webhook"]
+    # Once per source: the same caller is not logged again, so the log cannot be flooded.
+    assert len(refusals) == 1 and "127.0.0.1" in refusals[0]
+    assert all(table.webhook_secret not in r.getMessage() for r in caplog.records)
+
+    # The same update with the secret is the Host's own /stop: the secret is what stood
+    # between a stranger and the game.
+    assert await post(http, table, host_says(table, "/stop", 900_003), table.webhook_secret) == 200
+    await table.settle()
+    assert table.state is not None and table.state.finished
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"{not json", b"", b"[1, 2]", b'{"update_id": "seven"}', b'{"message": {}}', b"\xff\xfe"],
+)
+async def test_a_malformed_update_is_answered_400_without_a_traceback(
+    table: Table, http: aiohttp.ClientSession, caplog: pytest.LogCaptureFixture, body: bytes
+) -> None:
+    before = table.state
+
+    assert await post(http, table, body, table.webhook_secret) == 400
+    await table.settle()
+
+    assert table.state == before
+    assert not [r for r in caplog.records if r.exc_info or "Traceback" in r.getMessage()]
+
+
+async def test_an_update_is_answered_only_once_it_is_stored(
+    table: Table, http: aiohttp.ClientSession
+) -> None:
+    processed = ProcessedRepository(table.database)
+
+    assert (
+        await post(http, table, host_says(table, "/status", 900_010), table.webhook_secret) == 200
+    )
+
+    # No settling: the 200 itself says the mark is in the database, so Telegram may
+    # forget the update (in the background the answer came before the handler ran).
+    assert await processed.has_update(900_010)
+
+
+async def test_the_bot_listens_only_on_the_path_of_its_url(
+    table: Table, http: aiohttp.ClientSession
+) -> None:
+    elsewhere = table.webhook_url.replace("/telegram/updates", "/webhook")
+    async with http.post(
+        elsewhere, json=host_says(table, "/stop"), headers={SECRET_HEADER: table.webhook_secret}
+    ) as answer:
+        assert answer.status == 404
+    async with http.get(table.webhook_url) as answer:
+        assert answer.status == 405
+    assert table.state is not None and not table.state.finished
+
+
+async def test_a_restarted_bot_gets_what_came_while_it_was_down(table: Table) -> None:
+    await table.shut_down()
+    await table.host.send(table.group, "/status")
+    await table.boot()
+    await table.settle()
+
+    assert table.sandbox.pending_updates == []
+    assert table.group.visible_messages()[-1].from_bot
