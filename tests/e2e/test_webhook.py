@@ -159,3 +159,44 @@ async def test_a_restarted_bot_gets_what_came_while_it_was_down(table: Table) ->
 
     assert table.sandbox.pending_updates == []
     assert table.group.visible_messages()[-1].from_bot
+
+
+async def test_a_body_too_large_for_an_update_is_refused(
+    table: Table, http: aiohttp.ClientSession
+) -> None:
+    before = table.state
+    update = host_says(table, "/stop")
+    update["message"]["text"] = "/stop " + "x" * 300_000
+
+    assert await post(http, table, update, table.webhook_secret) == 413
+    await table.settle()
+    assert table.state == before
+
+
+async def test_an_update_whose_handling_failed_is_delivered_again_and_handled_once(
+    table: Table, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    service = table.app.service
+    saw_user = service.saw_user
+    failures = []
+
+    async def fails_once(*args: Any, **kwargs: Any) -> Any:
+        if not failures:
+            failures.append(args)
+            raise RuntimeError("the disk is full")
+        return await saw_user(*args, **kwargs)
+
+    monkeypatch.setattr(service, "saw_user", fails_once)
+    replies = len([m for m in table.group.visible_messages() if m.from_bot])
+
+    await table.host.send(table.group, "/status")
+    await table.settle()
+
+    assert failures  # the first delivery failed...
+    assert table.sandbox.webhook_delivery.refused == 1  # ...was answered 500...
+    assert "Wrong response from the webhook: 500" in (
+        table.sandbox.world.updates.webhook.last_error_message or ""  # type: ignore[union-attr]
+    )
+    # ...and Telegram's second delivery was handled, once.
+    assert len([m for m in table.group.visible_messages() if m.from_bot]) == replies + 1
+    assert any("failed; Telegram will deliver it again" in r.getMessage() for r in caplog.records)
