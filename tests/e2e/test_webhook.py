@@ -7,15 +7,23 @@ whoever found the address, changes nothing (issue 10).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import gc
 import logging
 import random
+import socket
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
 
+from bot.app import run_bot
+from bot.config import Config
 from bot.demo import Crowd, Table, open_table, play
+from bot.sandbox import Sandbox
 from bot.webhook import SECRET_HEADER
 from storage.updates import ProcessedRepository
 
@@ -200,3 +208,47 @@ async def test_an_update_whose_handling_failed_is_delivered_again_and_handled_on
     # ...and Telegram's second delivery was handled, once.
     assert len([m for m in table.group.visible_messages() if m.from_bot]) == replies + 1
     assert any("failed; Telegram will deliver it again" in r.getMessage() for r in caplog.records)
+
+
+async def test_run_bot_in_webhook_mode_listens_on_the_url_path_with_a_fresh_secret(
+    tmp_path: Path,
+) -> None:
+    """`python -m bot run`'s own code path, against a `--local` Bot API server."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/bots/mafia-table"
+    async with Sandbox(local_mode=True) as sandbox:
+        config = Config.model_validate(
+            {
+                "bot": {
+                    "token": sandbox.token,
+                    "api_server": sandbox.base_url,
+                    "mode": "webhook",
+                    "webhook_url": url,
+                    "webhook_port": port,
+                    "database": str(tmp_path / "mafia.sqlite3"),
+                }
+            }
+        )
+        running = asyncio.create_task(run_bot(config))
+        try:
+            async with asyncio.timeout(20):
+                while not sandbox.calls("setWebhook", ok=True):
+                    assert not running.done(), running
+                    await asyncio.sleep(0.02)
+            [call] = sandbox.calls("setWebhook", ok=True)
+            secret = call.params["secret_token"]
+            assert call.params["url"] == url and len(secret) == 64
+            assert "message" in call.params["allowed_updates"]
+
+            anna = sandbox.add_user("Anna")
+            await anna.start_bot()
+            await sandbox.settle(within=20)
+            assert anna.inbox()[-1].from_bot
+            assert sandbox.webhook_delivery.delivered == 1
+        finally:
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
+            gc.unfreeze()  # run_bot froze the start-up heap: give this process's back
