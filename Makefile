@@ -1,26 +1,42 @@
-# Every target makes .venv on first use and installs the project into it,
-# so a fresh clone needs nothing but Python 3.11 and network to the package index.
+# Every target makes .venv on first use and installs into it exactly what the lock files
+# pin, each file checked against its hash, so a fresh clone needs nothing but Python 3.11
+# and network to the package index. `make lock` refreshes the lock files (README).
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed
+# Runtime only (make run, make demo), and runtime with the dev tools (everything else).
+LOCK     := requirements.lock
+DEV_LOCK := requirements-dev.lock
+RUN_STAMP := $(VENV)/.installed-run
+DEV_STAMP := $(VENV)/.installed-dev
+# The resolver that writes the lock files; installed into .venv by `make lock` only.
+UV_VERSION := 0.13.8
+LOCK_ARGS  ?=
 
-.PHONY: run test lint bench demo clean
+.PHONY: run test lint bench demo lock clean
 
-$(STAMP): pyproject.toml
+$(PY):
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	$(PYTHON) -m venv $(VENV)
 
-run: $(STAMP)
+# The project itself has no hash (it is this folder), and brings no dependency of its own.
+$(RUN_STAMP): $(LOCK) pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --require-hashes -r $(LOCK)
+	$(PY) -m pip install --quiet --no-deps -e .
+	touch $(RUN_STAMP)
+
+$(DEV_STAMP): $(DEV_LOCK) pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --require-hashes -r $(DEV_LOCK)
+	$(PY) -m pip install --quiet --no-deps -e .
+	touch $(DEV_STAMP) $(RUN_STAMP)
+
+run: $(RUN_STAMP)
 	$(PY) -m bot run
 
-demo: $(STAMP)
+demo: $(RUN_STAMP)
 	$(PY) -m bot demo
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(PY) -m ruff check bot handlers storage tests
 	$(PY) -m mypy
 
@@ -30,8 +46,19 @@ test: lint
 # The bot as its own process against the sandbox under the load of many games, next to a
 # bare aiogram bot; 7 to 9 minutes. Options: make bench BENCH_ARGS="--measure 30 ..."
 # (python -m bot.bench --help lists them).
-bench: $(STAMP)
+bench: $(DEV_STAMP)
 	$(PY) -m bot.bench $(BENCH_ARGS)
+
+# Pins every package (the dev tools too) for Python 3.11 on any platform, with the hash of
+# every file of each pinned version. Keeps the pins already there unless pyproject.toml
+# needs others; `make lock LOCK_ARGS=--upgrade` moves everything to the newest allowed.
+lock: | $(PY)
+	$(PY) -m pip install --quiet "uv==$(UV_VERSION)"
+	$(VENV)/bin/uv pip compile pyproject.toml --quiet --universal --python-version 3.11 \
+		--generate-hashes --custom-compile-command "make lock" $(LOCK_ARGS) -o $(LOCK)
+	$(VENV)/bin/uv pip compile pyproject.toml --quiet --universal --python-version 3.11 \
+		--extra dev --generate-hashes --custom-compile-command "make lock" $(LOCK_ARGS) \
+		-o $(DEV_LOCK)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .coverage

@@ -216,17 +216,18 @@ async def run_bot(config: Config) -> None:
 
 
 async def _serve_webhook(app: App, config: Config) -> None:
-    from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
-    from aiohttp import web
+    from bot.webhook import new_secret, serve_webhook
 
-    assert config.bot.webhook_url is not None, "webhook mode needs [bot] webhook_url"
-    await app.bot.set_webhook(config.bot.webhook_url)
-    web_app = web.Application()
-    SimpleRequestHandler(dispatcher=app.dispatcher, bot=app.bot).register(web_app, path="/webhook")
-    setup_application(web_app, app.dispatcher, bot=app.bot)
-    runner = web.AppRunner(web_app)
-    await runner.setup()
-    await web.TCPSite(runner, config.bot.webhook_host, config.bot.webhook_port).start()
+    assert config.bot.webhook_url is not None  # the config refuses webhook mode without it
+    given = config.bot.webhook_secret
+    runner = await serve_webhook(
+        app.dispatcher,
+        app.bot,
+        config.bot.webhook_url,
+        given.get_secret_value() if given is not None else new_secret(),
+        host=config.bot.webhook_host,
+        port=config.bot.webhook_port,
+    )
     try:
         await asyncio.Event().wait()
     finally:

@@ -6,10 +6,12 @@ Nothing here runs at import time; `load_config` is called once by the entry poin
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
@@ -18,6 +20,13 @@ from bot.rules.settings import MAX_TIMER_SECONDS, GameSettings, KillRule
 
 DEFAULT_API_SERVER = "https://api.telegram.org"
 LANGUAGES = ("ru", "en")
+# Telegram's rule for a webhook's secret_token: 1-256 characters of A-Z, a-z, 0-9, _ and -;
+# ours asks for 32 at least, which nobody guesses by trying.
+_SECRET = re.compile(r"[A-Za-z0-9_-]{32,256}")
+
+
+def valid_webhook_secret(secret: str) -> bool:
+    return _SECRET.fullmatch(secret) is not None
 
 
 class _Strict(BaseModel):
@@ -28,9 +37,12 @@ class BotSection(_Strict):
     token: SecretStr | None = None
     api_server: str = DEFAULT_API_SERVER
     mode: Literal["polling", "webhook"] = "polling"
+    # Webhook mode: the address Telegram calls; we listen on its path (see README).
     webhook_url: str | None = None
+    # What Telegram sends back in every webhook request; empty: a random one each start.
+    webhook_secret: SecretStr | None = None
     webhook_host: str = "127.0.0.1"
-    webhook_port: int = 8080
+    webhook_port: int = Field(default=8080, ge=1, le=65535)
     language: Literal["ru", "en"] = "ru"
     database: str = "mafia.sqlite3"
     # SQLite's synchronous pragma: "full" keeps every acknowledged action through a power
@@ -40,10 +52,35 @@ class BotSection(_Strict):
     # this. Leave it at 1; a test server running games with scaled-down timers scales it.
     flood_window_scale: float = Field(default=1.0, gt=0, le=1000, allow_inf_nan=False)
 
-    @field_validator("token", mode="before")
+    @field_validator("token", "webhook_secret", "webhook_url", mode="before")
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         return value or None
+
+    @field_validator("webhook_secret")
+    @classmethod
+    def _strong_secret(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not valid_webhook_secret(value.get_secret_value()):
+            raise ValueError(
+                "webhook_secret: 32-256 characters of A-Z, a-z, 0-9, _ and - "
+                "(or empty for a random one each start)"
+            )
+        return value
+
+    @field_validator("webhook_url")
+    @classmethod
+    def _callable_url(cls, value: str | None) -> str | None:
+        if value is not None:
+            parts = urlsplit(value)
+            if parts.scheme not in ("https", "http") or not parts.hostname:
+                raise ValueError("webhook_url: an https:// address Telegram can reach")
+        return value
+
+    @model_validator(mode="after")
+    def _webhook_has_url(self) -> BotSection:
+        if self.mode == "webhook" and self.webhook_url is None:
+            raise ValueError("webhook mode needs [bot] webhook_url")
+        return self
 
 
 class AccessSection(_Strict):

@@ -1,7 +1,8 @@
 """A whole game in the offline sandbox, played by simulated people on a virtual clock.
 
 `Table` is the harness the demo and the end-to-end tests share: the sandbox Bot API
-on 127.0.0.1, the real bot polling it over HTTP, SQLite in a temporary folder, and a
+on 127.0.0.1, the real bot polling it over HTTP (or, with `webhook=True`, listening on
+127.0.0.1 for the sandbox's POSTs), SQLite in a temporary folder, and a
 virtual clock that moves only when nothing else is happening. `Crowd` plays the
 people: they speak in turn, nominate, vote and act at night by pressing the buttons
 the bot sent them, with choices drawn from the demo seed.
@@ -13,6 +14,7 @@ import asyncio
 import contextlib
 import hashlib
 import random
+import socket
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -31,6 +33,7 @@ from bot.rules.roles import Role
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
 from bot.sandbox import CallbackPress, Sandbox, SettleTimeout, SimGroup, SimMessage, SimUser
+from bot.webhook import new_secret, serve_webhook
 from storage.db import Database
 
 T = TypeVar("T")
@@ -119,6 +122,10 @@ class Table:
     # Updates handled side by side, as in production (set before boot() or restart(), by
     # a test that races two commands; settle() cannot tell when such handlers are done).
     concurrent: bool = False
+    # Webhook mode: where the bot listens (kept across restarts) and the secret it gave.
+    webhook: bool = False
+    webhook_port: int = 0
+    webhook_secret: str = ""
 
     # --- the bot, which can be stopped and started again on the same database -----
 
@@ -139,6 +146,9 @@ class Table:
         )
         await self._moving_the_clock(set_command_menus(self.bot, self.texts))
         await self._moving_the_clock(self.app.service.resume_all())
+        if self.webhook:
+            await self._moving_the_clock(self._listen())
+            return
         self.polling = asyncio.create_task(
             self.app.dispatcher.start_polling(
                 self.bot,
@@ -148,6 +158,25 @@ class Table:
             )
         )
         await self._moving_the_clock(self.sandbox.wait_polling())
+
+    async def _listen(self) -> None:
+        """Webhook mode, as `bot.app` runs it: our server first, then setWebhook."""
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", self.webhook_port))
+        self.webhook_port = sock.getsockname()[1]
+        self.webhook_secret = self.webhook_secret or new_secret()
+        self.webhook_runner = await serve_webhook(
+            self.app.dispatcher,
+            self.bot,
+            self.webhook_url,
+            self.webhook_secret,
+            sock=sock,
+        )
+
+    @property
+    def webhook_url(self) -> str:
+        return f"http://127.0.0.1:{self.webhook_port}/telegram/updates"
 
     async def _moving_the_clock(self, work: Awaitable[T]) -> T:
         """Await `work`; a call refused with a 429 meanwhile waits on the clock: move it."""
@@ -160,9 +189,12 @@ class Table:
         return await task
 
     async def shut_down(self) -> None:
-        await self.app.dispatcher.stop_polling()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self.polling
+        if self.webhook:
+            await self.webhook_runner.cleanup()
+        else:
+            await self.app.dispatcher.stop_polling()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.polling
         await self.database.close()
         await self.bot.session.close()
 
@@ -303,9 +335,16 @@ async def open_table(
     rate_limits: bool = False,
     flaky_429: float = 0.0,
     folder: Path | None = None,
+    webhook: bool = False,
 ) -> AsyncIterator[Table]:
     clock = VirtualClock()
-    sandbox = Sandbox(clock=clock.now, rate_limits=rate_limits, flaky_429=flaky_429, seed=seed)
+    sandbox = Sandbox(
+        clock=clock.now,
+        rate_limits=rate_limits,
+        flaky_429=flaky_429,
+        seed=seed,
+        local_mode=webhook,
+    )
     await sandbox.start()
     host = sandbox.add_user(HOST_NAME[lang], username="host", language_code=lang)
     group = sandbox.add_supergroup("Mafia Club", owner=host)
@@ -329,6 +368,7 @@ async def open_table(
             texts=Texts(lang),
             seed=seed,
             warning_seconds=warning_seconds,
+            webhook=webhook,
         )
         await table.boot()
         try:

@@ -23,6 +23,7 @@ from bot.sandbox.errors import ApiError
 from bot.sandbox.formatting import FormattedText, check_length, format_text
 from bot.sandbox.parse_modes import checked_link
 from bot.sandbox.schema import UploadedFile
+from bot.sandbox.webhook import checked_webhook
 from bot.sandbox.world import (
     Account,
     AdminRights,
@@ -83,12 +84,14 @@ _INVITE_RIGHTS = "not enough rights to manage chat invite link"
 class BotApi:
     """Method name → implementation over one `World`."""
 
-    def __init__(self, world: World):
+    def __init__(self, world: World, *, local_mode: bool = False):
         self.world = world
+        self.local_mode = local_mode  # a `--local` Bot API server: see bot.sandbox.webhook
         self.handlers: dict[str, Callable[[Params], Any]] = {
             "getMe": self.get_me,
             "logOut": self.always_true,
             "close": self.always_true,
+            "setWebhook": self.set_webhook,
             "deleteWebhook": self.delete_webhook,
             "getWebhookInfo": self.get_webhook_info,
             "sendMessage": self.send_message,
@@ -269,17 +272,27 @@ class BotApi:
     def always_true(self, params: Params) -> Any:
         return True
 
+    def set_webhook(self, params: Params) -> Any:
+        hook = checked_webhook(params, local=self.local_mode)
+        updates = self.world.updates
+        updates.set_allowed(params.get("allowed_updates"))
+        if params.get("drop_pending_updates"):
+            updates.drop_pending()
+        updates.set_webhook(hook)
+        return True
+
     def delete_webhook(self, params: Params) -> Any:
         if params.get("drop_pending_updates"):
             self.world.updates.drop_pending()
+        self.world.updates.set_webhook(None)
         return True
 
     def get_webhook_info(self, params: Params) -> Any:
-        return {
-            "url": "",
-            "has_custom_certificate": False,
-            "pending_update_count": len(self.world.updates.pending),
-        }
+        updates = self.world.updates
+        pending = len(updates.pending)
+        if updates.webhook is None:
+            return {"url": "", "has_custom_certificate": False, "pending_update_count": pending}
+        return updates.webhook.info(pending, updates.allowed())
 
     # -- sending --------------------------------------------------------------------------
 

@@ -32,6 +32,7 @@ from bot.sandbox.errors import ApiError, SettleTimeout, SimulationError
 from bot.sandbox.people import SimGroup, SimUser
 from bot.sandbox.ratelimit import LIMITED_METHODS, RateLimiter, RateLimits
 from bot.sandbox.schema import ApiSchema, MethodSpec, UploadedFile
+from bot.sandbox.webhook import WebhookDelivery
 from bot.sandbox.world import Account, Chat, Clock, Group, PrivateChat, ScopeKey, SimMessage, World
 
 if TYPE_CHECKING:
@@ -51,6 +52,8 @@ class Sandbox:
     `rate_limits` turns Telegram's flood limits on (True for the usual ones, or a
     `RateLimits`); `flaky_429` answers that fraction of calls (getUpdates excepted) with
     429 "retry after `flaky_retry_after`", chosen by a generator seeded with `seed`.
+    `local_mode` is a Bot API server started with `--local`: it accepts a webhook on
+    plain HTTP, any port and a local address (a bot on 127.0.0.1), which Telegram doesn't.
     """
 
     def __init__(
@@ -65,13 +68,15 @@ class Sandbox:
         flaky_429: float = 0.0,
         flaky_retry_after: int = 1,
         seed: int = 0,
+        local_mode: bool = False,
     ):
         self.clock: Clock = clock or time.time
         self.bot = Account(bot_id, bot_name, username=bot_username, is_bot=True)
         self.world = World(self.bot, self.clock, privacy_mode=privacy_mode)
         self.token = f"{bot_id}:sandbox-token"
         self.schema = ApiSchema.load()
-        self.api = BotApi(self.world)
+        self.api = BotApi(self.world, local_mode=local_mode)
+        self.webhook_delivery = WebhookDelivery(self.world.updates, self.clock, self._touch)
         limits = RateLimits() if rate_limits is True else rate_limits or None
         self._limiter = RateLimiter(limits) if limits else None
         self._flaky = flaky_429
@@ -192,9 +197,11 @@ class Sandbox:
         )
         await self._runner.setup()
         await web.SockSite(self._runner, sock).start()
+        self.webhook_delivery.start()
         return self.base_url
 
     async def stop(self) -> None:
+        await self.webhook_delivery.stop()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None

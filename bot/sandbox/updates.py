@@ -6,14 +6,20 @@ queued from then on (chat_member and reactions only when asked for); and a secon
 while one is waiting ends the first with 409 Conflict, which is how Telegram reports two
 copies of a bot running at once. Tests rely on the same behaviour to know when the bot
 has taken everything in (see `Sandbox.settle`).
+
+While a webhook is set (`bot.sandbox.webhook`), getUpdates is refused with 409 Conflict,
+as Telegram does, and the updates wait here for delivery instead.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.sandbox.errors import ApiError
+
+if TYPE_CHECKING:
+    from bot.sandbox.webhook import Webhook
 
 # Kinds Telegram sends only when the bot lists them in allowed_updates.
 OPT_IN_KINDS = frozenset({"chat_member", "message_reaction", "message_reaction_count"})
@@ -28,6 +34,8 @@ class UpdateQueue:
         self._polled: asyncio.Event | None = None
         self._generation = 0
         self._closed = False
+        self.webhook: Webhook | None = None
+        self._changed: asyncio.Event | None = None
 
     @property
     def pending(self) -> list[dict[str, Any]]:
@@ -42,6 +50,31 @@ class UpdateQueue:
         if self._polled is None:
             self._polled = asyncio.Event()
         return self._polled
+
+    def changed(self) -> asyncio.Event:
+        """Set whenever an update arrives or the webhook changes (cleared by the waiter)."""
+        if self._changed is None:
+            self._changed = asyncio.Event()
+        return self._changed
+
+    def set_webhook(self, webhook: Webhook | None) -> None:
+        self.webhook = webhook
+        self._wake()  # a long poll waiting now ends in a conflict
+
+    def set_allowed(self, allowed_updates: list[str] | None) -> None:
+        """As getUpdates and setWebhook take it: None keeps, [] restores the default."""
+        if allowed_updates is not None:
+            self._allowed = frozenset(allowed_updates) if allowed_updates else None
+
+    def allowed(self) -> list[str]:
+        if self._allowed is None:
+            return []
+        return sorted(self._allowed)
+
+    def confirm(self, update_id: int) -> None:
+        """One update delivered by webhook and answered 2xx."""
+        self._pending = [u for u in self._pending if u["update_id"] != update_id]
+        self._wake()
 
     def wants(self, kind: str) -> bool:
         if self._allowed is None:
@@ -69,6 +102,8 @@ class UpdateQueue:
     def _wake(self) -> None:
         for event in self._waiters:
             event.set()
+        if self._changed is not None:
+            self._changed.set()
 
     def _confirm(self, offset: int) -> None:
         if offset < 0:
@@ -84,10 +119,15 @@ class UpdateQueue:
         poll_seconds: float,
         allowed_updates: list[str] | None,
     ) -> list[dict[str, Any]]:
+        if self.webhook is not None:
+            raise ApiError(
+                409,
+                "Conflict: can't use getUpdates method while webhook is active; "
+                "use deleteWebhook to delete the webhook first",
+            )
         if not 1 <= limit <= 100:
             limit = 100
-        if allowed_updates is not None:
-            self._allowed = frozenset(allowed_updates) if allowed_updates else None
+        self.set_allowed(allowed_updates)
         self._confirm(offset)
         self._generation += 1
         generation = self._generation
@@ -102,6 +142,8 @@ class UpdateQueue:
                 while not (self._pending or self._closed):
                     event.clear()
                     await event.wait()
+                    if self.webhook is not None:
+                        raise ApiError(409, "Conflict: terminated by setWebhook request")
                     if generation != self._generation:
                         raise ApiError(
                             409,

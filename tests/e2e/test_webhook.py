@@ -1,0 +1,254 @@
+"""Webhook mode over real HTTP both ways: the sandbox (a `--local` Bot API server) POSTs
+updates to the bot's aiohttp server on 127.0.0.1, the bot calls the sandbox.
+
+Only Telegram knows the secret the bot gave in setWebhook; a request without it, from
+whoever found the address, changes nothing (issue 10).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import logging
+import random
+import socket
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from bot.app import run_bot
+from bot.config import Config
+from bot.demo import Crowd, Table, open_table, play
+from bot.sandbox import Sandbox
+from bot.webhook import SECRET_HEADER
+from storage.updates import ProcessedRepository
+
+
+@pytest.fixture
+async def table() -> AsyncIterator[Table]:
+    """Twelve players, the game begun, the bot on a webhook; no bad request allowed."""
+    async with open_table(12, seed=5, lang="en", webhook=True) as table:
+        await table.gather()
+        await table.begin()
+        yield table
+        table.sandbox.assert_no_bot_errors()
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession() as session:
+        yield session
+
+
+def host_says(table: Table, text: str, update_id: int = 900_000) -> dict[str, Any]:
+    """An update as Telegram would send it: the Host writing `text` in the group."""
+    return {
+        "update_id": update_id,
+        "message": {
+            "message_id": update_id,
+            "date": int(table.clock.now()),
+            "chat": {"id": table.group.id, "type": "supergroup", "title": table.group.title},
+            "from": table.host.to_api(),
+            "text": text,
+            "entities": [{"type": "bot_command", "offset": 0, "length": len(text)}],
+        },
+    }
+
+
+async def post(
+    http: aiohttp.ClientSession, table: Table, body: bytes | dict[str, Any], secret: str | None
+) -> int:
+    headers = {"Content-Type": "application/json"}
+    if secret is not None:
+        headers[SECRET_HEADER] = secret
+    kwargs: dict[str, Any] = {"json": body} if isinstance(body, dict) else {"data": body}
+    async with http.post(table.webhook_url, headers=headers, **kwargs) as answer:
+        return answer.status
+
+
+async def test_a_whole_game_is_played_in_webhook_mode() -> None:
+    async with open_table(12, seed=3, lang="ru", webhook=True) as table:
+        await table.gather()
+        await table.begin()
+        state = await play(table, Crowd(table, random.Random(3), "ru"))
+
+        assert state.finished and state.winner is not None
+        sandbox = table.sandbox
+        sandbox.assert_no_bot_errors()
+        assert sandbox.calls("getUpdates") == []  # every update came by POST
+        [set_webhook] = sandbox.calls("setWebhook", ok=True)
+        assert set_webhook.params["url"] == table.webhook_url
+        assert len(set_webhook.params["secret_token"]) >= 32
+        delivery = sandbox.webhook_delivery
+        assert delivery.delivered > 100 and delivery.refused == 0
+        assert sandbox.pending_updates == []
+
+
+async def test_a_forged_stop_without_the_secret_changes_nothing(
+    table: Table, http: aiohttp.ClientSession, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, "bot.webhook")
+    before = table.state
+    calls = len(table.sandbox.calls())
+
+    assert await post(http, table, host_says(table, "/stop"), None) == 401
+    assert await post(http, table, host_says(table, "/stop", 900_001), "guess") == 403
+    assert await post(http, table, host_says(table, "/stop", 900_002), "x" * 64) == 403
+    await table.settle()
+
+    assert table.state == before and not table.state.finished
+    assert len(table.sandbox.calls()) == calls  # the bot said nothing to anybody
+    processed = ProcessedRepository(table.database)
+    assert not await processed.has_update(900_000)
+    refusals = [r.getMessage() for r in caplog.records if r.name == "bot.webhook"]
+    # Once per source: the same caller is not logged again, so the log cannot be flooded.
+    assert len(refusals) == 1 and "127.0.0.1" in refusals[0]
+    assert all(table.webhook_secret not in r.getMessage() for r in caplog.records)
+
+    # The same update with the secret is the Host's own /stop: the secret is what stood
+    # between a stranger and the game.
+    assert await post(http, table, host_says(table, "/stop", 900_003), table.webhook_secret) == 200
+    await table.settle()
+    assert table.state is not None and table.state.finished
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"{not json", b"", b"[1, 2]", b'{"update_id": "seven"}', b'{"message": {}}', b"\xff\xfe"],
+)
+async def test_a_malformed_update_is_answered_400_without_a_traceback(
+    table: Table, http: aiohttp.ClientSession, caplog: pytest.LogCaptureFixture, body: bytes
+) -> None:
+    before = table.state
+
+    assert await post(http, table, body, table.webhook_secret) == 400
+    await table.settle()
+
+    assert table.state == before
+    assert not [r for r in caplog.records if r.exc_info or "Traceback" in r.getMessage()]
+
+
+async def test_an_update_is_answered_only_once_it_is_stored(
+    table: Table, http: aiohttp.ClientSession
+) -> None:
+    processed = ProcessedRepository(table.database)
+
+    assert (
+        await post(http, table, host_says(table, "/status", 900_010), table.webhook_secret) == 200
+    )
+
+    # No settling: the 200 itself says the mark is in the database, so Telegram may
+    # forget the update (in the background the answer came before the handler ran).
+    assert await processed.has_update(900_010)
+
+
+async def test_the_bot_listens_only_on_the_path_of_its_url(
+    table: Table, http: aiohttp.ClientSession
+) -> None:
+    elsewhere = table.webhook_url.replace("/telegram/updates", "/webhook")
+    async with http.post(
+        elsewhere, json=host_says(table, "/stop"), headers={SECRET_HEADER: table.webhook_secret}
+    ) as answer:
+        assert answer.status == 404
+    async with http.get(table.webhook_url) as answer:
+        assert answer.status == 405
+    assert table.state is not None and not table.state.finished
+
+
+async def test_a_restarted_bot_gets_what_came_while_it_was_down(table: Table) -> None:
+    await table.shut_down()
+    await table.host.send(table.group, "/status")
+    await table.boot()
+    await table.settle()
+
+    assert table.sandbox.pending_updates == []
+    assert table.group.visible_messages()[-1].from_bot
+
+
+async def test_a_body_too_large_for_an_update_is_refused(
+    table: Table, http: aiohttp.ClientSession
+) -> None:
+    before = table.state
+    update = host_says(table, "/stop")
+    update["message"]["text"] = "/stop " + "x" * 300_000
+
+    assert await post(http, table, update, table.webhook_secret) == 413
+    await table.settle()
+    assert table.state == before
+
+
+async def test_an_update_whose_handling_failed_is_delivered_again_and_handled_once(
+    table: Table, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    service = table.app.service
+    saw_user = service.saw_user
+    failures = []
+
+    async def fails_once(*args: Any, **kwargs: Any) -> Any:
+        if not failures:
+            failures.append(args)
+            raise RuntimeError("the disk is full")
+        return await saw_user(*args, **kwargs)
+
+    monkeypatch.setattr(service, "saw_user", fails_once)
+    replies = len([m for m in table.group.visible_messages() if m.from_bot])
+
+    await table.host.send(table.group, "/status")
+    await table.settle()
+
+    assert failures  # the first delivery failed...
+    assert table.sandbox.webhook_delivery.refused == 1  # ...was answered 500...
+    assert "Wrong response from the webhook: 500" in (
+        table.sandbox.world.updates.webhook.last_error_message or ""  # type: ignore[union-attr]
+    )
+    # ...and Telegram's second delivery was handled, once.
+    assert len([m for m in table.group.visible_messages() if m.from_bot]) == replies + 1
+    assert any("failed; Telegram will deliver it again" in r.getMessage() for r in caplog.records)
+
+
+async def test_run_bot_in_webhook_mode_listens_on_the_url_path_with_a_fresh_secret(
+    tmp_path: Path,
+) -> None:
+    """`python -m bot run`'s own code path, against a `--local` Bot API server."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/bots/mafia-table"
+    async with Sandbox(local_mode=True) as sandbox:
+        config = Config.model_validate(
+            {
+                "bot": {
+                    "token": sandbox.token,
+                    "api_server": sandbox.base_url,
+                    "mode": "webhook",
+                    "webhook_url": url,
+                    "webhook_port": port,
+                    "database": str(tmp_path / "mafia.sqlite3"),
+                }
+            }
+        )
+        running = asyncio.create_task(run_bot(config))
+        try:
+            async with asyncio.timeout(20):
+                while not sandbox.calls("setWebhook", ok=True):
+                    assert not running.done(), running
+                    await asyncio.sleep(0.02)
+            [call] = sandbox.calls("setWebhook", ok=True)
+            secret = call.params["secret_token"]
+            assert call.params["url"] == url and len(secret) == 64
+            assert "message" in call.params["allowed_updates"]
+
+            anna = sandbox.add_user("Anna")
+            await anna.start_bot()
+            await sandbox.settle(within=20)
+            assert anna.inbox()[-1].from_bot
+            assert sandbox.webhook_delivery.delivered == 1
+        finally:
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
+            gc.unfreeze()  # run_bot froze the start-up heap: give this process's back
