@@ -163,9 +163,14 @@ NICK_AND_MORE = Rest(400)
 _PLAYERS = Number(*(int(bound) for bound in JUDGE_RANGES["group_min"]))
 SETTINGS: Mapping[str, Kind] = {
     **{name: Number(int(low), int(high)) for name, (low, high) in JUDGE_RANGES.items()},
-    "game.kill_rule": Word(tuple(rule.value for rule in KillRule)),
-    "game.min_players": _PLAYERS,
-    "game.max_players": _PLAYERS,
+    **{
+        f"game.{name}": kind
+        for name, kind in (
+            ("kill_rule", Word(tuple(rule.value for rule in KillRule))),
+            ("min_players", _PLAYERS),
+            ("max_players", _PLAYERS),
+        )
+    },
 }
 
 
