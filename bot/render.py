@@ -187,17 +187,7 @@ def render(
                 lines.append(t(g, "vote.open", seconds=_fmt(state.settings.vote_seconds)))
                 keyboard, remember = rows(buttons), "vote"
             case VoteClosed(votes=votes, leaving=leaving):
-                ballots = "\n".join(
-                    t(g, "vote.ballot", voter=label(state, v), choice=label(state, c))
-                    if c is not None
-                    else t(g, "vote.abstained", voter=label(state, v))
-                    for v, c in sorted(votes.items())
-                )
-                if leaving:
-                    names = ", ".join(label(state, s) for s in leaving)
-                    lines.append(t(g, "vote.result", ballots=ballots, leaving=names))
-                else:
-                    lines.append(t(g, "vote.nobody", ballots=ballots))
+                lines.append(_vote_closed(state, g, t, votes, leaving))
             case PlayerLeft(seat=seat, cause=cause) if not cause.gives_last_word:
                 key = "left.disqualified" if cause is Cause.DISQUALIFICATION else "left.removed"
                 lines.append(t(g, key, player=label(state, seat)))
@@ -257,6 +247,58 @@ def render(
         # After the private messages: a role card is in hand before the first turn is called.
         out.append(Post(audience.group_id, "\n\n".join(lines), keyboard, remember=remember))
     return out
+
+
+def _vote_closed(
+    state: GameState, lang: str, t: Texts, votes: Mapping[int, int | None], leaving: list[int]
+) -> str:
+    """D6-D7: the open vote, leader by leader with the seats that voted for them, then the
+    abstentions, then who leaves and why, in words a player checks against the count."""
+
+    def seat(s: int) -> str:
+        return t(lang, "vote.seat", seat=s, nick=escape(state.seats[s].nick))
+
+    def seats(group: Sequence[int]) -> str:
+        return ", ".join(str(s) for s in sorted(group))
+
+    # The leaders who could still be voted for when the vote closed: those who leave by
+    # it have died only now; one removed during the vote gets no votes (S).
+    counted = [
+        s for s in state.leaders if state.is_alive(s) or state.seats[s].left is Cause.VOTE
+    ] or sorted(leaving)
+    lines = [t(lang, "vote.closed")]
+    for leader in counted:
+        voters = [v for v, c in votes.items() if c == leader]
+        count = t.count(lang, "votes", len(voters))
+        if voters:
+            lines.append(
+                t(lang, "vote.for_leader", leader=seat(leader), count=count, voters=seats(voters))
+            )
+        else:
+            lines.append(t(lang, "vote.for_leader_none", leader=seat(leader), count=count))
+    abstained = [v for v, c in votes.items() if c is None]
+    if abstained:
+        lines.append(t(lang, "vote.abstained", seats=seats(abstained)))
+    void = [v for v, c in votes.items() if c is not None and c not in counted]
+    if void:
+        lines.append(t(lang, "vote.void", seats=seats(void)))
+    living = len(votes)
+    if len(leaving) > 1:
+        named = t(lang, "vote.and").join(seat(s) for s in sorted(leaving))
+        outcome = t(lang, "vote.tie", leaders=named)
+    elif leaving:
+        (gone,) = leaving
+        key = "vote.majority" if len(counted) == 1 else "vote.most"
+        votes_for = sum(1 for c in votes.values() if c == gone)
+        outcome = t(lang, key, leader=seat(gone), seat=gone, votes=votes_for, living=living)
+    elif len(counted) == 1 and any(c == counted[0] for c in votes.values()):
+        votes_for = sum(1 for c in votes.values() if c == counted[0])
+        outcome = t(
+            lang, "vote.no_majority", leader=seat(counted[0]), votes=votes_for, living=living
+        )
+    else:
+        outcome = t(lang, "vote.no_votes")
+    return "\n".join(lines) + "\n\n" + outcome
 
 
 def _night(

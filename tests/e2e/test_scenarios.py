@@ -59,10 +59,20 @@ async def test_D7_a_final_vote_tie_sends_both_leaders_out(table: Table) -> None:
     assert state is not None
     assert not state.is_alive(a) and not state.is_alive(b)
     assert state.seats[a].left is Cause.VOTE and state.seats[b].left is Cause.VOTE
-    result = next(m for m in reversed(table.group.messages()) if "Leaving the game" in m.content)
-    assert f"{table.label(living[0])} → {table.label(a)}" in result.content  # open vote (D6)
-    assert f"Leaving the game: {table.label(min(a, b))}, {table.label(max(a, b))}" in (
-        result.content
+    result = next(m for m in reversed(table.group.messages()) if "A tie" in m.content)
+    half = len(living) // 2
+
+    def nick(seat: int) -> str:
+        assert state is not None
+        return state.seats[seat].nick
+
+    for leader, voters in ((a, living[:half]), (b, living[half:])):  # the open vote (D6)
+        seats = ", ".join(str(s) for s in sorted(voters))
+        assert f"#{leader} ({nick(leader)}) — {len(voters)} votes: {seats}" in result.content
+    low, high = sorted((a, b))
+    assert (
+        f"A tie: #{low} ({nick(low)}) and #{high} ({nick(high)}) have the same"
+        " number of votes — all of them leave the game." in result.content
     )
     assert state.phase is Phase.LAST_WORDS and state.speaker in (a, b)  # D9
 
