@@ -34,6 +34,7 @@ from bot.rules.events import (
     Resumed,
     SanctionGiven,
     SeatsDrawn,
+    SpeechEnded,
     SpeechStarted,
     VoteClosed,
     VoteOpened,
@@ -80,7 +81,16 @@ class Edit:
     or_post: bool = False
 
 
-Outgoing = Post | Edit
+@dataclass(frozen=True)
+class Unkey:
+    """The moment of a remembered message's buttons has passed: take them off (its text
+    stays). Cosmetic: a press on them is refused by step anyway, so it may wait."""
+
+    chat_id: int
+    key: str
+
+
+Outgoing = Post | Edit | Unkey
 
 
 @dataclass(frozen=True)
@@ -117,6 +127,18 @@ class CallbackMaker:
 
 def rows(buttons: Sequence[Button], width: int = 2) -> Keyboard:
     return tuple(tuple(buttons[i : i + width]) for i in range(0, len(buttons), width))
+
+
+def number_rows(buttons: Sequence[Button]) -> Keyboard:
+    """Seat-number keys, 4 or 5 to a row, whichever leaves the rows most even."""
+    if not buttons:
+        return ()
+
+    def shape(width: int) -> tuple[int, int]:
+        count = -(-len(buttons) // width)
+        return count, width * count - len(buttons)  # rows, then the last row's gap
+
+    return rows(buttons, min((5, 4), key=shape))
 
 
 def render(
@@ -163,12 +185,15 @@ def render(
                     t(g, f"turn.{phase.value}", speaker=mention(state, seat), seconds=seconds)
                 )
                 make = CallbackMaker(TurnCb, gid, step)
-                buttons = [Button(t(g, "button.pass"), make(0))]
+                # Finish speech stands alone, so that no tap near it puts a player up.
+                keyboard = ((Button(t(g, "button.pass"), make(0)),),)
                 if phase is Phase.ROUND_2:
                     targets = [s for s in state.living() if s != seat]
                     lines.append(t(g, "turn.nominate_hint"))
-                    buttons += seat_buttons(state, targets, make)
-                keyboard, remember = rows(buttons), "turn"
+                    keyboard += number_rows([Button(str(s), make(s)) for s in targets])
+                remember = "turn"
+            case SpeechEnded():
+                out.append(Unkey(audience.group_id, "turn"))
             case NominationMade(by=by, nominee=nominee):
                 make = CallbackMaker(TurnCb, gid, state.step)
                 line = t(g, "nomination.made", by=label(state, by), nominee=label(state, nominee))
@@ -182,11 +207,13 @@ def render(
                 lines.append(t(g, "lot.drawn", player=label(state, seat)))
             case VoteOpened(step=step, leaders=leaders):
                 make = CallbackMaker(VoteCb, gid, step)
-                buttons = seat_buttons(state, leaders, make)
-                buttons.append(Button(t(g, "button.abstain"), make(0)))
+                # Abstaining has a row of its own, away from every leader's button.
+                abstain = ((Button(t(g, "button.abstain"), make(0)),),)
                 lines.append(t(g, "vote.open", seconds=_fmt(state.settings.vote_seconds)))
-                keyboard, remember = rows(buttons), "vote"
+                keyboard = rows(seat_buttons(state, leaders, make)) + abstain
+                remember = "vote"
             case VoteClosed(votes=votes, leaving=leaving):
+                out.append(Unkey(audience.group_id, "vote"))
                 lines.append(_vote_closed(state, g, t, votes, leaving))
             case PlayerLeft(seat=seat, cause=cause) if not cause.gives_last_word:
                 key = "left.disqualified" if cause is Cause.DISQUALIFICATION else "left.removed"
@@ -236,10 +263,12 @@ def render(
                     )
                 )
             case GameOver(winner=winner, seed=seed):
+                out += [Unkey(audience.group_id, "turn"), Unkey(audience.group_id, "vote")]
                 lines.append(_result(state, g, t, winner.value, seed))
                 sign = SignCb(game=gid).pack()
                 keyboard, remember = ((Button(t(g, "button.sign"), sign),),), "sheet"
             case GameAborted():
+                out += [Unkey(audience.group_id, "turn"), Unkey(audience.group_id, "vote")]
                 lines.append(t(g, "over.aborted"))
             case _:
                 pass  # nothing to say: the next event's text covers it

@@ -109,3 +109,68 @@ def test_D7_no_votes_at_all_means_nobody_leaves() -> None:
     assert "Ни один лидер не получил голосов — никто не покидает игру." in text
     english = group_text(game, events, "en")
     assert "No leader got a vote — nobody leaves the game." in english
+
+
+# --- keyboards ---------------------------------------------------------------------------
+
+
+@pytest.mark.rule("D3")
+@pytest.mark.parametrize("players", [16, 14, 12, 10])
+def test_D3_finish_speech_stands_alone_above_rows_of_seat_numbers(players: int) -> None:
+    game = Game(n=players)
+    game.advance_to(Phase.ROUND_2)
+    game.step()  # a round-2 turn that began after another one ended
+    out = render(game.last, game.state, Audience(GAME_ID, -1001, "ru"), TEXTS)
+    (turn,) = [o for o in out if isinstance(o, Post) and o.remember == "turn"]
+    assert turn.keyboard is not None
+    first, *numbers = turn.keyboard
+    assert [b.text for b in first] == ["Закончить речь"]
+    speaker = game.state.speaker
+    targets = [s for s in game.state.living() if s != speaker]
+    assert [b.text for row in numbers for b in row] == [str(s) for s in targets]
+    widths = [len(row) for row in numbers]
+    assert all(4 <= w <= 5 for w in widths[:-1]) and max(widths) - min(widths) <= 2
+
+
+@pytest.mark.parametrize(
+    ("targets", "widths"),
+    [(15, [5, 5, 5]), (13, [5, 5, 3]), (11, [4, 4, 3]), (9, [5, 4]), (8, [4, 4]), (3, [3])],
+)
+def test_seat_numbers_go_four_or_five_to_a_row_as_evenly_as_they_can(
+    targets: int, widths: list[int]
+) -> None:
+    from bot.render import Button, number_rows
+
+    keys = number_rows([Button(str(i)) for i in range(targets)])
+    assert [len(row) for row in keys] == widths
+
+
+@pytest.mark.rule("D6")
+def test_D6_abstaining_has_a_row_of_its_own_and_the_ballot_goes_when_the_vote_closes() -> None:
+    from bot.render import Unkey
+
+    game = Game()
+    game.nominate({1: 9, 2: 10, 3: 11})
+    mark = len(game.events)
+    game.pass_all(Phase.DEFENCE)
+    out = render(game.since(mark)[-2:], game.state, Audience(GAME_ID, -1001, "en"), TEXTS)
+    (ballot,) = [o for o in out if isinstance(o, Post) and o.remember == "vote"]
+    assert ballot.keyboard is not None
+    assert [b.text for b in ballot.keyboard[-1]] == ["Abstain"]
+    assert all("Abstain" not in b.text for row in ballot.keyboard[:-1] for b in row)
+    mark = len(game.events)
+    game.timeout()
+    out = render(game.since(mark), game.state, Audience(GAME_ID, -1001, "en"), TEXTS)
+    assert Unkey(-1001, "vote") in out
+
+
+@pytest.mark.rule("D2")
+def test_D2_an_ended_turn_takes_its_buttons_off() -> None:
+    from bot.render import Unkey
+
+    game = Game()
+    game.advance_to(Phase.ROUND_1)
+    mark = len(game.events)
+    game.step()
+    out = render(game.since(mark), game.state, Audience(GAME_ID, -1001, "en"), TEXTS)
+    assert out[0] == Unkey(-1001, "turn") and isinstance(out[-1], Post)

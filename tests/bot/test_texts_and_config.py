@@ -9,7 +9,7 @@ import pytest
 
 from bot.config import load_config
 from bot.i18n import LANGUAGES, Texts, load_catalog
-from bot.render import Audience, Edit, Post, render
+from bot.render import Audience, Edit, Post, Unkey, render
 from bot.rules.engine import apply, start_game
 from bot.rules.events import Player
 from bot.rules.settings import GameSettings, KillRule
@@ -112,4 +112,5 @@ def test_a_nomination_edits_the_turn_message_instead_of_posting() -> None:
     out = render(events, state, Audience(7, -1001, "en"), Texts())
     assert [type(o) for o in out] == [Edit]
     state, events = apply(state, Pass(state.speaker), now)
-    assert len(render(events, state, Audience(7, -1001, "en"), Texts())) == 1
+    after = render(events, state, Audience(7, -1001, "en"), Texts())
+    assert [type(o) for o in after] == [Unkey, Post]  # the ended turn's buttons go

@@ -1,0 +1,85 @@
+"""What everybody at the table sees, through the sandbox: the vote's count, keyboards that
+go when their moment passes."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.demo import Table, open_table
+from bot.rules.events import Phase
+from bot.sandbox.calllog import SENDING_METHODS
+from bot.sandbox.world import SimMessage
+
+
+def at(phase: Phase, day: int | None = None):  # type: ignore[no-untyped-def]
+    return lambda s: s.phase is phase and (day is None or s.day == day)
+
+
+def live_keyboards(table: Table) -> list[SimMessage]:
+    """Group messages that still show turn or vote buttons."""
+    return [
+        m
+        for m in table.group.messages()
+        if m.from_bot
+        and any((b.callback_data or "")[:2] in ("t:", "v:") for row in m.buttons() for b in row)
+    ]
+
+
+@pytest.mark.rule("D6")
+async def test_D6_D7_only_the_live_moment_has_buttons_and_the_count_is_posted(
+    table: Table,
+) -> None:
+    state = await table.wait_for(at(Phase.ROUND_2, 1))
+    assert len(live_keyboards(table)) == 1  # every turn before this one lost its buttons
+    turn = table.turn_message()
+    first, *numbers = turn.buttons()
+    assert [b.text for b in first] == ["Finish speech"]
+    assert all(b.text.isdigit() and 4 <= len(row) <= 5 for row in numbers[:-1] for b in row)
+    target = next(s for s in state.living() if s not in (state.speaker, *state.queue[:1]))
+    await table.nominate(target)
+    assert [[b.text for b in row] for row in turn.buttons()] == [["Finish speech"]]
+    await table.pass_turn()
+    assert turn.buttons() == []
+    state = await table.wait_for(at(Phase.VOTE))
+    (ballot,) = live_keyboards(table)
+    assert [b.text for b in ballot.buttons()[-1]] == ["Abstain"]
+    living = state.living()
+    for voter in living[:7]:
+        await table.vote(voter, target)
+    await table.vote(living[7], None)
+    state = await table.wait_for(lambda s: s.phase is not Phase.VOTE)
+    assert ballot.buttons() == []  # the vote is closed: nothing left to press
+    result = next(m for m in table.group.messages() if "The vote is closed" in m.content)
+    voters = ", ".join(str(s) for s in sorted(living[:7]))
+    assert f"#{target} ({state.seats[target].nick}) — 7 votes: {voters}" in result.content
+    abstained = ", ".join(str(s) for s in sorted(living[7:]))
+    assert f"Abstained: {abstained}" in result.content
+    assert f"player #{target} leaves the game" in result.content
+    assert len(live_keyboards(table)) <= 1  # the last word's turn, if any
+
+
+async def test_taking_stale_buttons_off_keeps_a_quick_day_inside_the_group_window() -> None:
+    """Every speaker finishes at once: a day of 36 turns in a few seconds. The group gets
+    no more than 20 calls a minute, and once the bot caught up no turn but the live one
+    shows buttons."""
+    async with open_table(12, seed=3, lang="en", rate_limits=True) as table:
+        await table.gather()
+        await table.begin()
+        turns = 0
+        while turns < 36:  # the introductions, then day 1's two rounds
+            state = table.state
+            assert state is not None and not state.finished
+            if state.in_speech:
+                await table.pass_turn()
+                turns += 1
+            else:
+                assert await table.advance()
+        counted = SENDING_METHODS | {"editMessageText", "editMessageReplyMarkup", "pinChatMessage"}
+        calls = table.sandbox.calls(counted, chat=table.group.id, ok=True)
+        times = [c.time for c in calls]
+        assert max(sum(1 for u in times if t <= u < t + 60) for t in times) <= 20
+        # The stale buttons go later, as the window has room to spare: a few a minute.
+        assert len(live_keyboards(table)) > 1
+        await table.wait_for(lambda s: s.day == 2 and s.phase is Phase.ROUND_2)
+        assert len(live_keyboards(table)) == 1
+        table.sandbox.assert_no_bot_errors()
