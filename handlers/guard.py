@@ -1,4 +1,5 @@
-"""Silence: only the speaker speaks in the group (D10); nobody writes at night (N5).
+"""Silence: only the speaker speaks in the group (D10); nobody writes at night (N5),
+nor edits what they wrote before.
 
 This router comes last, so every command another router handles is left alone. It
 also answers what nobody else claimed: a button the bot does not recognise, a command
@@ -139,6 +140,10 @@ def make_router() -> Router:
     router = Router(name="guard")
     router.message.register(private_only, IN_GROUP, Command(*PRIVATE_ONLY))
     router.message.register(keep_order, IN_GROUP, Is(F.content_type.in_(SPEECH)))
+    # An earlier message edited out of turn (or at night) is speech out of turn as well;
+    # the speaker may edit their own during their turn. Registering it also puts
+    # edited_message into the allowed_updates aiogram asks Telegram for.
+    router.edited_message.register(keep_order, IN_GROUP, Is(F.content_type.in_(SPEECH)))
     router.message.register(unknown_in_private, IN_PRIVATE, Is(F.text.startswith("/")))
     router.callback_query.register(unknown_button)
     router.my_chat_member.register(rights_changed, IN_GROUP)

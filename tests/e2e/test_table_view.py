@@ -83,3 +83,33 @@ async def test_taking_stale_buttons_off_keeps_a_quick_day_inside_the_group_windo
         await table.wait_for(lambda s: s.day == 2 and s.phase is Phase.ROUND_2)
         assert len(live_keyboards(table)) == 1
         table.sandbox.assert_no_bot_errors()
+
+
+@pytest.mark.rule("D10")
+async def test_D10_N5_an_edit_out_of_turn_is_deleted_and_at_night_reported(table: Table) -> None:
+    assert "edited_message" in table.app.dispatcher.resolve_used_update_types()
+    await table.host.start_bot()  # so that reports reach the Host
+    state = await table.wait_for(at(Phase.ROUND_1, 1))
+    assert state.speaker is not None
+    first, second = state.speaker, state.queue[0]
+    own = await table.person(first).send(table.group, "I am a civilian.")
+    await table.settle()
+    await table.person(first).edit(own, "I am a civilian, and I mean it.")  # their turn
+    await table.settle()
+    assert not own.deleted
+    await table.pass_turn()
+    await table.person(first).edit(own, "Now I say something else.")  # not their turn
+    await table.settle()
+    assert own.deleted
+    said = await table.person(second).send(table.group, "Good evening.")
+    await table.settle()
+    assert not said.deleted
+    state = await table.wait_for(at(Phase.NIGHT))
+    assert state.is_alive(second)
+    before = [m.content for m in table.host.inbox()]
+    await table.person(second).edit(said, "9 is the mafia, I saw him")  # at night
+    await table.settle()
+    assert said.deleted
+    reports = [m.content for m in table.host.inbox()][len(before) :]
+    assert len(reports) == 1 and "at night (V3)" in reports[0]
+    assert f"{second} · {state.seats[second].nick}" in reports[0]
