@@ -116,6 +116,7 @@ async def build_app(
     seeds: Callable[[], str] = new_seed,
     pace_scale: float = 1.0,
     judges: frozenset[int] = frozenset(),
+    timezone: str = "Europe/Moscow",
 ) -> App:
     sender = Sender(bot, clock, pace_scale)
     bot.session.middleware(sender.limiter)  # every call the bot makes is paced by it
@@ -128,6 +129,7 @@ async def build_app(
         casual_settings,
         seeds,
         warning_seconds,
+        timezone=timezone,
     )
     dispatcher = Dispatcher()
     dispatcher["service"] = service
@@ -188,6 +190,7 @@ async def run_bot(config: Config) -> None:
         config.game.warning_seconds,
         pace_scale=config.bot.flood_window_scale,
         judges=frozenset(config.access.judges),
+        timezone=config.bot.timezone,
     )
     try:
         await set_command_menus(bot, texts)

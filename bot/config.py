@@ -10,6 +10,7 @@ import tomllib
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
@@ -31,6 +32,8 @@ class BotSection(_Strict):
     webhook_host: str = "127.0.0.1"
     webhook_port: int = 8080
     language: Literal["ru", "en"] = "ru"
+    # The time zone of the clock times players read ("until 19:42:30").
+    timezone: str = "Europe/Moscow"
     database: str = "mafia.sqlite3"
     # Telegram's flood windows (20 messages a minute to a group...) are multiplied by
     # this. Leave it at 1; a test server running games with scaled-down timers scales it.
@@ -40,6 +43,15 @@ class BotSection(_Strict):
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         return value or None
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {value!r}") from None
+        return value
 
 
 class AccessSection(_Strict):

@@ -363,7 +363,8 @@ class Crowd:
 
     async def _speak(self, state: GameState, seat: int) -> bool:
         person = self.table.person(seat)
-        turn = self.table.latest(self.table.group.messages(), "t:")
+        # This turn's message: the one before may still show its buttons for a while.
+        turn = self.table.latest(self.table.group.messages(), f"t:{state.game_id}:{state.step}:")
         if turn is None:
             return False
         acted = False

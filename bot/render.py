@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Protocol
+from zoneinfo import ZoneInfo
 
 from bot.callbacks import NightCb, SignCb, TurnCb, VoteCb
 from bot.i18n import Texts, escape
@@ -99,6 +101,7 @@ class Audience:
     group_id: int
     group_lang: str
     user_langs: Mapping[int, str] = field(default_factory=dict)
+    timezone: str = "Europe/Moscow"  # of the clock times in the group's messages
 
     def lang_of(self, user_id: int) -> str:
         return self.user_langs.get(user_id, self.group_lang)
@@ -179,11 +182,19 @@ def render(
             case DayStarted(day=day, first_speaker=first):
                 key = "day.zero" if day == 0 else "day.start"
                 lines.append(t(g, key, day=day, first=label(state, first)))
-            case SpeechStarted(step=step, phase=phase, seat=seat):
+            case SpeechStarted(step=step, phase=phase, seat=seat, queue=queue, deadline=deadline):
                 seconds = _seconds(state, phase)
                 lines.append(
                     t(g, f"turn.{phase.value}", speaker=mention(state, seat), seconds=seconds)
                 )
+                if not state.paused:  # a paused turn's end is not known yet (T2)
+                    until = _clock_time(deadline, audience.timezone)
+                    if queue:
+                        lines[-1] += "\n" + t(
+                            g, "turn.until_next", until=until, next=label(state, queue[0])
+                        )
+                    else:
+                        lines[-1] += "\n" + t(g, "turn.until", until=until)
                 make = CallbackMaker(TurnCb, gid, step)
                 # Finish speech stands alone, so that no tap near it puts a player up.
                 keyboard = ((Button(t(g, "button.pass"), make(0)),),)
@@ -408,6 +419,11 @@ def _seconds(state: GameState, phase: Phase) -> str:
             Phase.LAST_WORDS: s.last_word_seconds,
         }[phase]
     )
+
+
+def _clock_time(moment: float, timezone: str) -> str:
+    """A moment as the chat's wall clock shows it: 19:42:30."""
+    return datetime.fromtimestamp(moment, ZoneInfo(timezone)).strftime("%H:%M:%S")
 
 
 def _fmt(seconds: float) -> str:

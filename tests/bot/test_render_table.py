@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pytest
 
 from bot.i18n import Texts, plural_form
@@ -174,3 +177,40 @@ def test_D2_an_ended_turn_takes_its_buttons_off() -> None:
     game.step()
     out = render(game.since(mark), game.state, Audience(GAME_ID, -1001, "en"), TEXTS)
     assert out[0] == Unkey(-1001, "turn") and isinstance(out[-1], Post)
+
+
+# --- time you can follow -----------------------------------------------------------------
+
+
+def test_a_turn_says_until_when_by_the_chats_clock_and_who_speaks_next() -> None:
+    game = Game(now=1_767_225_600.0)  # 2026-01-01 00:00 UTC, 03:00 in Moscow
+    game.advance_to(Phase.ROUND_1)
+    state, speaker = game.state, game.state.speaker
+    assert speaker is not None and state.deadline is not None
+    moscow = render(game.last, state, Audience(GAME_ID, -1001, "ru"), TEXTS)[-1]
+    utc = render(game.last, state, Audience(GAME_ID, -1001, "en", timezone="UTC"), TEXTS)[-1]
+    assert isinstance(moscow, Post) and isinstance(utc, Post)
+    hms = time.strftime("%H:%M:%S", time.gmtime(state.deadline))
+    moscow_hms = time.strftime("%H:%M:%S", time.gmtime(state.deadline + 3 * 3600))
+    after = f"{state.queue[0]} · {nick(game, state.queue[0])}"
+    assert f"До {moscow_hms}. Следующий — {after}." in moscow.text
+    assert f"Until {hms}. Next: {after}." in utc.text
+
+
+def test_the_last_turn_of_a_round_names_nobody_next() -> None:
+    game = Game(now=1_767_225_600.0)
+    game.advance_to(Phase.ROUND_1)
+    while game.state.queue:
+        game.step()
+    out = render(game.last, game.state, Audience(GAME_ID, -1001, "en", timezone="UTC"), TEXTS)
+    post = out[-1]
+    assert isinstance(post, Post) and "Until " in post.text and "Next:" not in post.text
+
+
+def test_an_unknown_time_zone_is_refused(tmp_path: Path) -> None:
+    from bot.config import load_config
+
+    path = tmp_path / "config.toml"
+    path.write_text('[bot]\ntimezone = "Mars/Olympus"\n')
+    with pytest.raises(ValueError, match="Mars/Olympus"):
+        load_config(path, env={})
