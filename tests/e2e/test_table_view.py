@@ -113,3 +113,42 @@ async def test_D10_N5_an_edit_out_of_turn_is_deleted_and_at_night_reported(table
     reports = [m.content for m in table.host.inbox()][len(before) :]
     assert len(reports) == 1 and "at night (V3)" in reports[0]
     assert f"{second} · {state.seats[second].nick}" in reports[0]
+
+
+@pytest.mark.rule("D10")
+async def test_D10_N5_a_question_out_of_turn_is_deleted_and_answered_in_private(
+    table: Table,
+) -> None:
+    await table.host.start_bot()
+    state = await table.wait_for(at(Phase.ROUND_1, 1))
+    seat = next(s for s in state.living() if s != state.speaker)
+    person = table.person(seat)
+    inbox = len(person.inbox())
+    group = len(table.group.messages())
+    asked = await person.send(table.group, "/status 7 is the mafia, I saw him")
+    await table.settle()
+    assert asked.deleted
+    assert not [m for m in table.group.messages()[group:] if m.from_bot]  # no answer there
+    answers = person.inbox()[inbox:]
+    assert len(answers) == 1 and answers[0].content.startswith("Day 1, ")
+    again = await person.send(table.group, "/rules")  # within 10 s: deleted, not answered
+    await table.settle()
+    assert again.deleted and len(person.inbox()) == inbox + 1
+    table.clock.set(table.clock.now() + 11)
+    await person.send(table.group, "/help")
+    await table.settle()
+    assert len(person.inbox()) == inbox + 2
+    # The speaker's own question stays and is answered in the group, as before.
+    speaker = table.person(table.state.speaker)  # type: ignore[union-attr]
+    mine = await speaker.send(table.group, "/status")
+    await table.settle()
+    assert not mine.deleted and table.group.messages()[-1].content.startswith("Day 1, ")
+    # At night the question is opening one's eyes (V3): the Host hears of it.
+    state = await table.wait_for(at(Phase.NIGHT))
+    seat = state.living()[0]
+    reports = len(table.host.inbox())
+    night = await table.person(seat).send(table.group, "/status")
+    await table.settle()
+    assert night.deleted
+    told = table.host.inbox()[reports:]
+    assert len(told) == 1 and "(V3)" in told[0].content and table.label(seat) in told[0].content
