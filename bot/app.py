@@ -123,6 +123,7 @@ async def build_app(
     seeds: Callable[[], str] = new_seed,
     pace_scale: float = 1.0,
     judges: frozenset[int] = frozenset(),
+    timezone: str = "Europe/Moscow",
 ) -> App:
     sender = Sender(bot, clock, pace_scale)
     # Outermost: a text too long for one message becomes several, each paced in turn.
@@ -137,6 +138,7 @@ async def build_app(
         casual_settings,
         seeds,
         warning_seconds,
+        timezone=timezone,
     )
     dispatcher = Dispatcher()
     dispatcher["service"] = service
@@ -198,6 +200,7 @@ async def run_bot(config: Config) -> None:
         config.game.warning_seconds,
         pace_scale=config.bot.flood_window_scale,
         judges=frozenset(config.access.judges),
+        timezone=config.bot.timezone,
     )
     try:
         await set_command_menus(bot, texts)

@@ -27,7 +27,9 @@ TimerHandler = Callable[[str, int, int], Awaitable[None]]
 class Clock(Protocol):
     def now(self) -> float: ...
 
-    async def sleep_until(self, when: float) -> None: ...
+    async def sleep_until(self, when: float, lazy: bool = False) -> None:
+        """Return at `when`. A lazy sleep is for what may wait (stale buttons): a driver
+        of virtual time does not move the clock for it, only wakes it on the way."""
 
 
 class Timers(Protocol):
@@ -47,7 +49,7 @@ class WallClock:
     def now(self) -> float:
         return time.time()
 
-    async def sleep_until(self, when: float) -> None:
+    async def sleep_until(self, when: float, lazy: bool = False) -> None:
         delay = when - time.time()
         if delay > 0:
             await asyncio.sleep(delay)
@@ -116,15 +118,16 @@ class VirtualClock:
         self._now = start
         self._seq = itertools.count()
         self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._lazy: list[tuple[float, int, asyncio.Future[None]]] = []  # not in next_wake
 
     def now(self) -> float:
         return self._now
 
-    async def sleep_until(self, when: float) -> None:
+    async def sleep_until(self, when: float, lazy: bool = False) -> None:
         if when <= self._now:
             return
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._sleepers, (when, next(self._seq), future))
+        heapq.heappush(self._lazy if lazy else self._sleepers, (when, next(self._seq), future))
         await future
 
     def next_wake(self) -> float | None:
@@ -135,10 +138,11 @@ class VirtualClock:
     def set(self, when: float) -> None:
         """Move to `when` (never backwards) and wake every sleeper that is due."""
         self._now = max(self._now, when)
-        while self._sleepers and self._sleepers[0][0] <= self._now:
-            _, _, future = heapq.heappop(self._sleepers)
-            if not future.done():
-                future.set_result(None)
+        for sleepers in (self._sleepers, self._lazy):
+            while sleepers and sleepers[0][0] <= self._now:
+                _, _, future = heapq.heappop(sleepers)
+                if not future.done():
+                    future.set_result(None)
 
 
 class VirtualTimers:

@@ -12,6 +12,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
@@ -44,6 +45,8 @@ class BotSection(_Strict):
     webhook_host: str = "127.0.0.1"
     webhook_port: int = Field(default=8080, ge=1, le=65535)
     language: Literal["ru", "en"] = "ru"
+    # The time zone of the clock times players read ("until 19:42:30").
+    timezone: str = "Europe/Moscow"
     database: str = "mafia.sqlite3"
     # SQLite's synchronous pragma: "full" keeps every acknowledged action through a power
     # loss; "normal" may lose the last ones, for a little less CPU (README, "How fast").
@@ -81,6 +84,15 @@ class BotSection(_Strict):
         if self.mode == "webhook" and self.webhook_url is None:
             raise ValueError("webhook mode needs [bot] webhook_url")
         return self
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {value!r}") from None
+        return value
 
 
 class AccessSection(_Strict):

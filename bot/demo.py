@@ -276,7 +276,7 @@ class Table:
     async def nominate(self, target: int) -> CallbackPress:
         state = self.state
         assert state is not None and state.speaker is not None
-        return await self.press(state.speaker, self.turn_message(), self.label(target))
+        return await self.press(state.speaker, self.turn_message(), str(target))
 
     async def vote(self, seat: int, choice: int | None) -> CallbackPress:
         ballot = self.latest(self.group.messages(), "v:")
@@ -409,7 +409,8 @@ class Crowd:
 
     async def _speak(self, state: GameState, seat: int) -> bool:
         person = self.table.person(seat)
-        turn = self.table.latest(self.table.group.messages(), "t:")
+        # This turn's message: the one before may still show its buttons for a while.
+        turn = self.table.latest(self.table.group.messages(), f"t:{state.game_id}:{state.step}:")
         if turn is None:
             return False
         acted = False
@@ -426,14 +427,14 @@ class Crowd:
         suspect = self._suspect(state, seat) if once else None
         if suspect is not None:
             # The Commissioner puts up a player their check found to be mafia.
-            await person.press(turn, f"{suspect} · {state.seats[suspect].nick}")
+            await person.press(turn, str(suspect))
             acted = True
         elif once and self.rng.random() < 0.55:
             targets = [s for s in state.living() if s != seat]
             if state.roles[seat] is Role.MAFIA:
                 targets = [s for s in targets if state.roles[s] is not Role.MAFIA] or targets
             target = self.rng.choice(targets)
-            await person.press(turn, f"{target} · {state.seats[target].nick}")
+            await person.press(turn, str(target))
             acted = True
         if self._once(person.id, state.step, "pass") and self.rng.random() < 0.6:
             await self.table.settle()
@@ -506,7 +507,10 @@ class Crowd:
                     if target is not None and self.rng.random() < 0.9
                     else (self.rng.choice(state.living()))
                 )
-            await person.press(keyboard, f"{pick} · {state.seats[pick].nick}")
+            choice = f"{pick} · {state.seats[pick].nick}"
+            if not any(b.text == choice for row in keyboard.buttons() for b in row):
+                continue  # removed since the keyboard was dealt
+            await person.press(keyboard, choice)
             acted = True
         return acted
 

@@ -53,3 +53,24 @@ class Texts:
         catalog = self.catalogs.get(lang) or self.catalogs[self.default]
         template = catalog.get(key) or self.catalogs[self.default][key]
         return template.format(**values) if values else template
+
+    def count(self, lang: str, key: str, n: int) -> str:
+        """`n` with the word's form for it: "1 голос", "2 голоса", "5 голосов".
+
+        The catalog keeps each word under `plural.<key>.<form>`, the forms of `plural_form`.
+        """
+        lang = lang if lang in self.catalogs else self.default
+        return self(lang, f"plural.{key}.{plural_form(lang, n)}", n=n)
+
+
+def plural_form(lang: str, n: int) -> str:
+    """The CLDR plural category of a whole number: English has one/other, Russian
+    one/few/many (1, 21, 101 голос; 2-4, 22-24 голоса; 0, 5-20, 25 голосов)."""
+    n = abs(n)
+    if lang == "ru":
+        if n % 10 == 1 and n % 100 != 11:
+            return "one"
+        if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+            return "few"
+        return "many"
+    return "one" if n == 1 else "other"

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Protocol
+from zoneinfo import ZoneInfo
 
 from bot.callbacks import NightCb, SignCb, TurnCb, VoteCb
 from bot.i18n import Texts, escape
@@ -34,6 +36,7 @@ from bot.rules.events import (
     Resumed,
     SanctionGiven,
     SeatsDrawn,
+    SpeechEnded,
     SpeechStarted,
     VoteClosed,
     VoteOpened,
@@ -82,7 +85,16 @@ class Edit:
     or_post: bool = False
 
 
-Outgoing = Post | Edit
+@dataclass(frozen=True)
+class Unkey:
+    """The moment of a remembered message's buttons has passed: take them off (its text
+    stays). Cosmetic: a press on them is refused by step anyway, so it may wait."""
+
+    chat_id: int
+    key: str
+
+
+Outgoing = Post | Edit | Unkey
 
 
 @dataclass(frozen=True)
@@ -91,6 +103,7 @@ class Audience:
     group_id: int
     group_lang: str
     user_langs: Mapping[int, str] = field(default_factory=dict)
+    timezone: str = "Europe/Moscow"  # of the clock times in the group's messages
 
     def lang_of(self, user_id: int) -> str:
         return self.user_langs.get(user_id, self.group_lang)
@@ -119,6 +132,18 @@ class CallbackMaker:
 
 def rows(buttons: Sequence[Button], width: int = 2) -> Keyboard:
     return tuple(tuple(buttons[i : i + width]) for i in range(0, len(buttons), width))
+
+
+def number_rows(buttons: Sequence[Button]) -> Keyboard:
+    """Seat-number keys, 4 or 5 to a row, whichever leaves the rows most even."""
+    if not buttons:
+        return ()
+
+    def shape(width: int) -> tuple[int, int]:
+        count = -(-len(buttons) // width)
+        return count, width * count - len(buttons)  # rows, then the last row's gap
+
+    return rows(buttons, min((5, 4), key=shape))
 
 
 def render(
@@ -161,18 +186,29 @@ def render(
             case DayStarted(day=day, first_speaker=first):
                 key = "day.zero" if day == 0 else "day.start"
                 lines.append(t(g, key, day=day, first=label(state, first)))
-            case SpeechStarted(step=step, phase=phase, seat=seat):
+            case SpeechStarted(step=step, phase=phase, seat=seat, queue=queue, deadline=deadline):
                 seconds = _seconds(state, phase)
                 lines.append(
                     t(g, f"turn.{phase.value}", speaker=mention(state, seat), seconds=seconds)
                 )
+                if not state.paused:  # a paused turn's end is not known yet (T2)
+                    until = _clock_time(deadline, audience.timezone)
+                    if queue:
+                        lines[-1] += "\n" + t(
+                            g, "turn.until_next", until=until, next=label(state, queue[0])
+                        )
+                    else:
+                        lines[-1] += "\n" + t(g, "turn.until", until=until)
                 make = CallbackMaker(TurnCb, gid, step)
-                buttons = [Button(t(g, "button.pass"), make(0))]
+                # Finish speech stands alone, so that no tap near it puts a player up.
+                keyboard = ((Button(t(g, "button.pass"), make(0)),),)
                 if phase is Phase.ROUND_2:
                     targets = [s for s in state.living() if s != seat]
                     lines.append(t(g, "turn.nominate_hint"))
-                    buttons += seat_buttons(state, targets, make)
-                keyboard, remember = rows(buttons), "turn"
+                    keyboard += number_rows([Button(str(s), make(s)) for s in targets])
+                remember = "turn"
+            case SpeechEnded():
+                out.append(Unkey(audience.group_id, "turn"))
             case NominationMade(by=by, nominee=nominee):
                 make = CallbackMaker(TurnCb, gid, state.step)
                 line = t(g, "nomination.made", by=label(state, by), nominee=label(state, nominee))
@@ -186,22 +222,14 @@ def render(
                 lines.append(t(g, "lot.drawn", player=label(state, seat)))
             case VoteOpened(step=step, leaders=leaders):
                 make = CallbackMaker(VoteCb, gid, step)
-                buttons = seat_buttons(state, leaders, make)
-                buttons.append(Button(t(g, "button.abstain"), make(0)))
+                # Abstaining has a row of its own, away from every leader's button.
+                abstain = ((Button(t(g, "button.abstain"), make(0)),),)
                 lines.append(t(g, "vote.open", seconds=_fmt(state.settings.vote_seconds)))
-                keyboard, remember = rows(buttons), "vote"
+                keyboard = rows(seat_buttons(state, leaders, make)) + abstain
+                remember = "vote"
             case VoteClosed(votes=votes, leaving=leaving):
-                ballots = "\n".join(
-                    t(g, "vote.ballot", voter=label(state, v), choice=label(state, c))
-                    if c is not None
-                    else t(g, "vote.abstained", voter=label(state, v))
-                    for v, c in sorted(votes.items())
-                )
-                if leaving:
-                    names = ", ".join(label(state, s) for s in leaving)
-                    lines.append(t(g, "vote.result", ballots=ballots, leaving=names))
-                else:
-                    lines.append(t(g, "vote.nobody", ballots=ballots))
+                out.append(Unkey(audience.group_id, "vote"))
+                lines.append(_vote_closed(state, g, t, votes, leaving))
             case PlayerLeft(seat=seat, cause=cause) if not cause.gives_last_word:
                 key = "left.disqualified" if cause is Cause.DISQUALIFICATION else "left.removed"
                 lines.append(t(g, key, player=label(state, seat)))
@@ -250,10 +278,12 @@ def render(
                     )
                 )
             case GameOver(winner=winner, seed=seed):
+                out += [Unkey(audience.group_id, "turn"), Unkey(audience.group_id, "vote")]
                 lines.append(_result(state, g, t, winner.value, seed))
                 sign = SignCb(game=gid).pack()
                 keyboard, remember = ((Button(t(g, "button.sign"), sign),),), "sheet"
             case GameAborted():
+                out += [Unkey(audience.group_id, "turn"), Unkey(audience.group_id, "vote")]
                 lines.append(t(g, "over.aborted"))
             case _:
                 pass  # nothing to say: the next event's text covers it
@@ -261,6 +291,58 @@ def render(
         # After the private messages: a role card is in hand before the first turn is called.
         out.append(Post(audience.group_id, "\n\n".join(lines), keyboard, remember=remember))
     return out
+
+
+def _vote_closed(
+    state: GameState, lang: str, t: Texts, votes: Mapping[int, int | None], leaving: list[int]
+) -> str:
+    """D6-D7: the open vote, leader by leader with the seats that voted for them, then the
+    abstentions, then who leaves and why, in words a player checks against the count."""
+
+    def seat(s: int) -> str:
+        return t(lang, "vote.seat", seat=s, nick=escape(state.seats[s].nick))
+
+    def seats(group: Sequence[int]) -> str:
+        return ", ".join(str(s) for s in sorted(group))
+
+    # The leaders who could still be voted for when the vote closed: those who leave by
+    # it have died only now; one removed during the vote gets no votes (S).
+    counted = [
+        s for s in state.leaders if state.is_alive(s) or state.seats[s].left is Cause.VOTE
+    ] or sorted(leaving)
+    lines = [t(lang, "vote.closed")]
+    for leader in counted:
+        voters = [v for v, c in votes.items() if c == leader]
+        count = t.count(lang, "votes", len(voters))
+        if voters:
+            lines.append(
+                t(lang, "vote.for_leader", leader=seat(leader), count=count, voters=seats(voters))
+            )
+        else:
+            lines.append(t(lang, "vote.for_leader_none", leader=seat(leader), count=count))
+    abstained = [v for v, c in votes.items() if c is None]
+    if abstained:
+        lines.append(t(lang, "vote.abstained", seats=seats(abstained)))
+    void = [v for v, c in votes.items() if c is not None and c not in counted]
+    if void:
+        lines.append(t(lang, "vote.void", seats=seats(void)))
+    living = len(votes)
+    if len(leaving) > 1:
+        named = t(lang, "vote.and").join(seat(s) for s in sorted(leaving))
+        outcome = t(lang, "vote.tie", leaders=named)
+    elif leaving:
+        (gone,) = leaving
+        key = "vote.majority" if len(counted) == 1 else "vote.most"
+        votes_for = sum(1 for c in votes.values() if c == gone)
+        outcome = t(lang, key, leader=seat(gone), seat=gone, votes=votes_for, living=living)
+    elif len(counted) == 1 and any(c == counted[0] for c in votes.values()):
+        votes_for = sum(1 for c in votes.values() if c == counted[0])
+        outcome = t(
+            lang, "vote.no_majority", leader=seat(counted[0]), votes=votes_for, living=living
+        )
+    else:
+        outcome = t(lang, "vote.no_votes")
+    return "\n".join(lines) + "\n\n" + outcome
 
 
 def _night(
@@ -341,6 +423,11 @@ def _seconds(state: GameState, phase: Phase) -> str:
             Phase.LAST_WORDS: s.last_word_seconds,
         }[phase]
     )
+
+
+def _clock_time(moment: float, timezone: str) -> str:
+    """A moment as the chat's wall clock shows it: 19:42:30."""
+    return datetime.fromtimestamp(moment, ZoneInfo(timezone)).strftime("%H:%M:%S")
 
 
 def _fmt(seconds: float) -> str:

@@ -16,6 +16,9 @@ private chat and 20 a minute into one group (an edit counts like a message), and
   turn's), two edits of one message become one, and a cosmetic note on a message (the
   10-second warning) is dropped once a newer post has been queued for the chat. Nothing
   a person would read is lost by folding; only stale buttons and calls are.
+- Buttons whose moment has passed (`Unkey`) are taken off the message that still shows
+  them: folded into it while it waits in the queue, otherwise by a cosmetic edit of that
+  very message, which lets the chat's next posts go first.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.clock import Clock
 from bot.longtext import fits
-from bot.render import Edit, Keyboard, Outgoing, Post
+from bot.render import Edit, Keyboard, Outgoing, Post, Unkey
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +56,11 @@ PRIVATE_LIMIT = (1, 1.0)  # about one message a second to one private chat
 # every day; a window past its seconds holds nothing).
 SWEEP_EVERY = 1_000
 
-# Which waiting call goes first when a window opens: the lower, the sooner.
-GAME, REPLY, COSMETIC = 0, 1, 2
+# Which waiting call goes first when a window opens: the lower, the sooner. STALE is for
+# buttons whose moment has passed: they go in a quiet minute, never in the game's way.
+GAME, REPLY, COSMETIC, STALE = 0, 1, 2, 3
+# How much of a group's window a call of that priority may fill (the rest is left free).
+SHARE = {STALE: 0.35}  # a third: a burst of quick turns goes no slower for it
 # The priority of the calls the current task makes; unset, a call gets its default.
 PRIORITY: ContextVar[int | None] = ContextVar("priority", default=None)
 
@@ -126,7 +132,7 @@ class _Ticket:
     rank: tuple[int, int]  # (priority, arrival): the lower goes first
     chat: int | None  # a 429 that holds the chat holds the call
     keys: tuple[object, ...]  # the windows the call counts against: _ALL, its chat
-    modest: bool = False  # leaves half of a group's window to the others
+    share: float = 1.0  # how much of a group's window it may fill: the rest is for others
     superseded_by: _Ticket | None = None  # a later edit of the same message
     answer: asyncio.Future[Any] | None = None  # for the earlier edits it superseded
 
@@ -156,6 +162,7 @@ class Limiter(BaseRequestMiddleware):
         self._seq = itertools.count()
         self._moved = asyncio.Event()
         self._calls = 0
+        self.lazy_sleeping = 0  # calls waiting for room that nothing is in a hurry for
 
     async def __call__(
         self,
@@ -180,7 +187,8 @@ class Limiter(BaseRequestMiddleware):
         modest = priority is None and name.startswith(_EDITS)
         if priority is None:  # a call made straight through the bot, by a handler
             priority = COSMETIC if modest else REPLY
-        ticket = _Ticket((priority, next(self._seq)), chat, keys, modest)
+        share = SHARE.get(priority, 0.5 if modest else 1.0)
+        ticket = _Ticket((priority, next(self._seq)), chat, keys, share)
         message_id = getattr(method, "message_id", None)
         target = None
         if name == "editMessageText" and chat is not None and isinstance(message_id, int):
@@ -246,7 +254,13 @@ class Limiter(BaseRequestMiddleware):
             while ticket.superseded_by is None:
                 now = self.clock.now()
                 delay = self._delay(ticket, now)
-                if delay > 0:
+                if delay > 0 and ticket.rank[0] >= STALE:
+                    self.lazy_sleeping += 1  # waits for time that passes anyway
+                    try:
+                        await self.clock.sleep_until(now + delay, lazy=True)
+                    finally:
+                        self.lazy_sleeping -= 1
+                elif delay > 0:
                     await self.clock.sleep_until(now + delay)
                 elif any(self._ahead(other, ticket, now) for other in self._waiting):
                     # A call that ranks higher wants the same room and can go now: first.
@@ -282,13 +296,12 @@ class Limiter(BaseRequestMiddleware):
         shared = not set(other.keys).isdisjoint(ticket.keys)
         return shared and self._delay(other, now) <= 0
 
-    def _window(self, key: object, modest: bool) -> tuple[int, float]:
+    def _window(self, key: object, share: float) -> tuple[int, float]:
         if key == _ALL:
             limit, seconds = OVERALL_LIMIT
         elif isinstance(key, int) and key < 0:
             limit, seconds = GROUP_LIMIT
-            if modest:
-                limit -= limit // 2
+            limit = max(1, round(limit * share))
         else:
             limit, seconds = PRIVATE_LIMIT
         return limit, seconds * self.scale
@@ -303,7 +316,7 @@ class Limiter(BaseRequestMiddleware):
             elif held is not None:
                 delay = max(delay, held - now)
         for key in ticket.keys:
-            limit, seconds = self._window(key, ticket.modest)
+            limit, seconds = self._window(key, ticket.share)
             slots = [s for s in self._slots.pop(key, ()) if s.time(now) + seconds > now]
             if slots:
                 self._slots[key] = slots
@@ -323,6 +336,7 @@ class _Queued:
     note: bool = False  # cosmetic: keeps the keyboard, dropped when the chat moves on
     waiters: list[asyncio.Future[Outcome]] = field(default_factory=list)
     priority: int = GAME  # COSMETIC for notes and notices, which yield to the game
+    unkey_after: bool = False  # on its way when its buttons' moment passed
 
 
 class Sender:
@@ -336,6 +350,10 @@ class Sender:
         self._workers: dict[int, asyncio.Task[None]] = {}
         self._sending: dict[int, _Queued] = {}  # chat -> what is on its way there
         self._ticking: set[asyncio.Future[None]] = set()  # outbox ticks of queued items
+        # Stale buttons to take off, per chat: (game, key, message id), sent by a worker of
+        # their own so that nothing the game needs ever waits behind them.
+        self._stale: dict[int, deque[tuple[int, str, int]]] = {}
+        self._stale_workers: dict[int, asyncio.Task[None]] = {}
 
     def forget(self, game_id: int) -> None:
         """The game is long over: its messages will not be edited again."""
@@ -346,10 +364,12 @@ class Sender:
         """Something the game needs is queued or on its way, perhaps waiting on the clock.
 
         A cosmetic note waiting for room does not count: time may pass without it, and
-        it is dropped if its turn ends first.
+        it is dropped if its turn ends first; nor do stale buttons waiting for room.
         """
         pending = itertools.chain(self._sending.values(), *self._queues.values())
-        return any(not q.note for q in pending) or any(not t.done() for t in self._ticking)
+        stale = len(self._stale_workers) > self.limiter.lazy_sleeping  # on their way
+        ticking = any(not t.done() for t in self._ticking)
+        return any(not q.note for q in pending) or stale or ticking
 
     async def deliver(
         self,
@@ -407,6 +427,8 @@ class Sender:
         self, game_id: int, item: Outgoing, note: bool = False, priority: int = GAME
     ) -> asyncio.Future[Outcome]:
         queue = self._queues.setdefault(item.chat_id, deque())
+        if isinstance(item, Unkey):
+            return self._unkey(game_id, item, queue)
         if isinstance(item, Post):
             for stale in [q for q in queue if q.note]:
                 queue.remove(stale)
@@ -416,6 +438,66 @@ class Sender:
         if item.chat_id not in self._workers:
             self._workers[item.chat_id] = asyncio.create_task(self._drain(item.chat_id))
         return future
+
+    def _unkey(self, game_id: int, item: Unkey, queue: deque[_Queued]) -> asyncio.Future[Outcome]:
+        """Take the buttons off the message under `item.key`, wherever it is now."""
+        done: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+        done.set_result(None)
+
+        def shows(q: _Queued) -> bool:
+            return q.game_id == game_id and _key(q.item) == item.key
+
+        for stale in [q for q in queue if q.note and shows(q)]:
+            queue.remove(stale)  # a warning about a moment that has passed
+            _resolve(stale, None)
+        waiting = [q for q in queue if shows(q)]
+        if waiting:  # not out yet: it goes out (or is edited) without them
+            for q in waiting:
+                if not isinstance(q.item, Unkey):
+                    q.item = replace(q.item, keyboard=None)
+            return done
+        sending = self._sending.get(item.chat_id)
+        if sending is not None and shows(sending):
+            # On its way: its message id is not known yet, or (a warning) it puts the
+            # buttons back as it goes.
+            sending.unkey_after = True
+            return done
+        old = self.remembered.get((game_id, item.key))
+        if old is None or old.keyboard is None:
+            return done  # never shown (or shown before a restart: presses are refused)
+        old.keyboard = None  # as it will be: a second Unkey, or a warning, leaves it so
+        self._stale.setdefault(item.chat_id, deque()).append((game_id, item.key, old.message_id))
+        asyncio.get_running_loop().call_soon(self._take_stale_keyboards, item.chat_id)
+        return done
+
+    def _take_stale_keyboards(self, chat_id: int) -> None:
+        """Take stale buttons off, after whatever is queued for the chat (its worker calls
+        again when done), by a worker of their own that waits for room to spare."""
+        if chat_id in self._stale_workers or not self._stale.get(chat_id):
+            return
+        if self._queues.get(chat_id):
+            return
+        self._stale_workers[chat_id] = asyncio.create_task(self._take_off(chat_id))
+
+    async def _take_off(self, chat_id: int) -> None:
+        stale = self._stale[chat_id]
+        token = PRIORITY.set(STALE)
+        try:
+            while stale:
+                game_id, _, message_id = stale.popleft()
+                try:
+                    await self.bot.edit_message_reply_markup(
+                        chat_id=chat_id, message_id=message_id, reply_markup=None
+                    )
+                except TelegramBadRequest as error:  # gone, or too old to edit
+                    log.info("game %s: buttons stay on %s: %s", game_id, message_id, error)
+                except Exception:  # a press on them is refused by step anyway
+                    log.exception("game %s: could not take buttons off", game_id)
+        finally:
+            PRIORITY.reset(token)
+            del self._stale_workers[chat_id]
+            if not stale:
+                del self._stale[chat_id]
 
     async def _drain(self, chat_id: int) -> None:
         queue = self._queues[chat_id]
@@ -428,6 +510,7 @@ class Sender:
                         await self._send(queued)
                     finally:
                         del self._sending[chat_id]
+                    self._take_stale_keyboards(chat_id)
         finally:
             del self._workers[chat_id]
             if not queue:
@@ -440,7 +523,7 @@ class Sender:
         try:
             if isinstance(item, Post):
                 outcome = await self._post(queued.game_id, item)
-            else:
+            elif isinstance(item, Edit):
                 await self._edit(queued.game_id, item, keep_keyboard=queued.note)
         except TelegramForbiddenError as error:
             outcome = Undelivered(item.chat_id, error.message)
@@ -452,6 +535,9 @@ class Sender:
         finally:
             PRIORITY.reset(token)
         _resolve(queued, outcome)
+        if queued.unkey_after:
+            queue = self._queues.setdefault(item.chat_id, deque())
+            self._unkey(queued.game_id, Unkey(item.chat_id, _key(item) or ""), queue)
 
     async def _post(self, game_id: int, post: Post) -> int:
         message = await self.bot.send_message(
@@ -498,6 +584,9 @@ async def _when_sent(queued: asyncio.Future[Outcome], index: int, sent: Ticker) 
     outcome = await queued
     if isinstance(outcome, int):
         await sent(index, outcome)
+def _key(item: Outgoing) -> str | None:
+    """The remembered message an item makes or edits."""
+    return item.remember if isinstance(item, Post) else item.key
 
 
 def _resolve(queued: _Queued, outcome: Outcome) -> None:

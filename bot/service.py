@@ -150,8 +150,10 @@ class GameService:
         casual_settings: GameSettings,
         new_seed: Callable[[], str],
         warning_seconds: float = 10.0,
+        timezone: str = "Europe/Moscow",
     ) -> None:
         self.repos = repos
+        self.timezone = timezone  # of the clock times players read
         self.clock = clock
         self.timers = timers
         self.t = texts
@@ -270,7 +272,8 @@ class GameService:
         if state is not None:
             for seat in state.seats.values():
                 langs[seat.user_id] = await self.user_lang(seat.user_id)
-        return Audience(game.game_id, game.chat_id, await self.chat_lang(game.chat_id), langs)
+        lang = await self.chat_lang(game.chat_id)
+        return Audience(game.game_id, game.chat_id, lang, langs, self.timezone)
 
     # --- games and state ------------------------------------------------------------
 

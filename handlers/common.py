@@ -57,29 +57,30 @@ async def rules(message: Message, service: GameService, lang: str) -> None:
 
 
 async def status(message: Message, service: GameService, lang: str) -> None:
+    await message.answer(await status_text(service, message.chat.id, lang))
+
+
+async def status_text(service: GameService, chat_id: int, lang: str) -> str:
+    """What /status says about the game in `chat_id` (also sent in private, see guard)."""
     t = service.t
-    running = await service.running_in_chat(message.chat.id)
+    running = await service.running_in_chat(chat_id)
     if running is None:
-        game = await service.active_game(message.chat.id)
-        key = "status.lobby" if game is not None else "status.none"
-        await message.answer(t(lang, key))
-        return
+        game = await service.active_game(chat_id)
+        return t(lang, "status.lobby" if game is not None else "status.none")
     _, state = running
     left = state.paused_remaining
     if left is None and state.deadline is not None:
         left = max(0.0, state.deadline - service.clock.now())
     speaker = label(state, state.speaker) if state.speaker else "—"
-    await message.answer(
-        t(
-            lang,
-            "status.running",
-            day=state.day,
-            phase=t(lang, f"phase.{state.phase.value}"),
-            speaker=speaker,
-            seconds=int(left or 0),
-            paused=t(lang, "status.paused") if state.paused else "",
-            living=", ".join(str(s) for s in state.living()),
-        )
+    return t(
+        lang,
+        "status.running",
+        day=state.day,
+        phase=t(lang, f"phase.{state.phase.value}"),
+        speaker=speaker,
+        seconds=int(left or 0),
+        paused=t(lang, "status.paused") if state.paused else "",
+        living=", ".join(str(s) for s in state.living()),
     )
 
 

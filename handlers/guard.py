@@ -1,4 +1,5 @@
-"""Silence: only the speaker speaks in the group (D10); nobody writes at night (N5).
+"""Silence: only the speaker speaks in the group (D10); nobody writes at night (N5),
+nor edits what they wrote before.
 
 This router comes last, so every command another router handles is left alone. It
 also answers what nobody else claimed: a button the bot does not recognise, a command
@@ -14,7 +15,7 @@ import logging
 from aiogram import Bot, F, Router
 from aiogram.enums import ContentType
 from aiogram.exceptions import TelegramBadRequest, TelegramForbiddenError
-from aiogram.filters import Command
+from aiogram.filters import Command, CommandObject, Filter
 from aiogram.types import (
     CallbackQuery,
     ChatMemberAdministrator,
@@ -25,9 +26,12 @@ from aiogram.types import (
 
 from bot.render import label
 from bot.rules.events import Phase
+from bot.rules.state import GameState
 from bot.service import GameService
+from handlers.common import status_text
 from handlers.filters import IN_GROUP, IN_PRIVATE, Is
 from handlers.lobby import REQUIRED_RIGHTS
+from storage.games import Game
 
 log = logging.getLogger(__name__)
 
@@ -57,17 +61,46 @@ SPEECH = {
 }
 
 
+# Everybody's questions a non-speaker may still ask during a game: the message goes, the
+# answer comes in private, at most once in QUIET_SECONDS per person.
+ANSWERED_IN_PRIVATE = ("status", "help", "rules")
+QUIET_SECONDS = 10.0
+
+
+def may_speak(game: Game, state: GameState, user_id: int) -> bool:
+    """D10: the Host whenever they need to; a player only while it is their turn."""
+    if user_id == game.host_user_id:
+        return True
+    seat = state.seat_of(user_id)
+    return state.in_speech and not state.paused and seat is not None and seat == state.speaker
+
+
+class OutOfTurn(Filter):
+    """A message in a group with a running game from someone who may not speak now."""
+
+    async def __call__(self, message: Message, service: GameService) -> bool:
+        if message.from_user is None:
+            return False
+        running = await service.running_in_chat(message.chat.id)
+        return running is not None and not may_speak(*running, message.from_user.id)
+
+
 async def keep_order(message: Message, bot: Bot, service: GameService) -> None:
     running = await service.running_in_chat(message.chat.id)
     if running is None or message.from_user is None:
         return
     game, state = running
-    user_id = message.from_user.id
-    if user_id == game.host_user_id:
-        return  # the Host speaks whenever they need to
-    seat = state.seat_of(user_id)
-    if state.in_speech and not state.paused and seat is not None and seat == state.speaker:
-        return  # D10: the speaker may speak (text, voice, video note, photo...)
+    if may_speak(game, state, message.from_user.id):
+        return  # the speaker may speak (text, voice, video note, photo...)
+    await _silence(message, bot, service, game, state)
+
+
+async def _silence(
+    message: Message, bot: Bot, service: GameService, game: Game, state: GameState
+) -> None:
+    """Delete an out-of-turn message; at night, tell the Host (N5, V3)."""
+    assert message.from_user is not None
+    seat = state.seat_of(message.from_user.id)
     try:
         await bot.delete_message(message.chat.id, message.message_id)
     except TelegramBadRequest as error:
@@ -87,6 +120,39 @@ async def keep_order(message: Message, bot: Bot, service: GameService) -> None:
                     group_lang, "night.eyes_open", player=label(state, seat), game=game.game_id
                 ),
             )
+
+
+def silence_router() -> Router:
+    """Questions asked in the group out of turn: deleted, answered in private (D10, N5)."""
+    router = Router(name="silence")
+    answered: dict[int, float] = {}  # person -> when they were last answered
+
+    async def asked_out_of_turn(
+        message: Message, command: CommandObject, bot: Bot, service: GameService
+    ) -> None:
+        running = await service.running_in_chat(message.chat.id)
+        if running is None or message.from_user is None:
+            return
+        game, state = running
+        await _silence(message, bot, service, game, state)
+        user_id, now = message.from_user.id, service.clock.now()
+        if now - answered.get(user_id, now - QUIET_SECONDS) < QUIET_SECONDS:
+            return  # repeats get no second answer: the first one is in their chat
+        if len(answered) > 10_000:
+            answered.clear()  # a flood of strangers: forget the old ones
+        answered[user_id] = now
+        lang = await service.user_lang(user_id, message.from_user.language_code)
+        asked = command.command.lower()
+        if asked == "status":
+            text = await status_text(service, message.chat.id, lang)
+        else:
+            text = service.t(lang, "common.help_group" if asked == "help" else "common.rules")
+        # Who never pressed Start gets nothing, and nothing stays in the group.
+        with contextlib.suppress(TelegramForbiddenError, TelegramBadRequest):
+            await bot.send_message(user_id, text)
+
+    router.message.register(asked_out_of_turn, IN_GROUP, Command(*ANSWERED_IN_PRIVATE), OutOfTurn())
+    return router
 
 
 async def unknown_button(query: CallbackQuery, service: GameService, lang: str) -> None:
@@ -139,6 +205,10 @@ def make_router() -> Router:
     router = Router(name="guard")
     router.message.register(private_only, IN_GROUP, Command(*PRIVATE_ONLY))
     router.message.register(keep_order, IN_GROUP, Is(F.content_type.in_(SPEECH)))
+    # An earlier message edited out of turn (or at night) is speech out of turn as well;
+    # the speaker may edit their own during their turn. Registering it also puts
+    # edited_message into the allowed_updates aiogram asks Telegram for.
+    router.edited_message.register(keep_order, IN_GROUP, Is(F.content_type.in_(SPEECH)))
     router.message.register(unknown_in_private, IN_PRIVATE, Is(F.text.startswith("/")))
     router.callback_query.register(unknown_button)
     router.my_chat_member.register(rights_changed, IN_GROUP)

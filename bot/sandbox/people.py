@@ -170,7 +170,12 @@ class SimUser(Account):
 
     async def press(self, message: SimMessage, button: str | int) -> CallbackPress:
         """Press a callback button (by text or position); the bot gets a callback_query."""
-        chosen = self._button(message, button)
+        return await self.press_seen(message, self._button(message, button))
+
+    async def press_seen(self, message: SimMessage, chosen: Button) -> CallbackPress:
+        """Press a button as the screen showed it a moment ago: the press crossed the
+        bot's edit that took the keyboard off, as happens on a slow connection."""
+        self._check_sees(message)
         if chosen.callback_data is None:
             raise SimulationError(
                 f"button {chosen.text!r} is not a callback button; use follow() for links"

@@ -23,7 +23,7 @@ from aiogram.types import Chat, Message
 
 from bot.clock import VirtualClock
 from bot.longtext import LongMessages
-from bot.render import Button, Edit, Post
+from bot.render import Button, Edit, Post, Unkey
 from bot.sender import GAME, PRIORITY, REPLY, SWEEP_EVERY, Sender
 
 START = 1_000_000_000.0
@@ -274,6 +274,58 @@ async def test_a_keyboard_is_never_folded_away_by_another_kind_of_post(rig: Rig)
         then(lambda: rig.sender.deliver(1, [Post(GROUP, "🌙 Night 1.")])),
     )
     assert [c.text for c in rig.telegram.calls[20:]] == ["Final vote", "🌙 Night 1."]
+
+
+# --- buttons whose moment has passed ----------------------------------------------------
+
+
+async def test_an_ended_turns_buttons_go_after_the_next_turn_is_called(rig: Rig) -> None:
+    await rig.run(rig.sender.deliver(1, [Post(GROUP, "🎙 Anna", KB, remember="turn")]))
+    await rig.run(
+        rig.sender.deliver(1, [Unkey(GROUP, "turn"), Post(GROUP, "🎙 Boris", KB2, remember="turn")])
+    )
+    assert [(c.method, c.text, c.keyboard) for c in rig.telegram.calls[1:]] == [
+        ("sendMessage", "🎙 Boris", "t:1:2:0"),  # what happens now goes first
+        ("editMessageReplyMarkup", None, None),  # Anna's buttons are taken off
+    ]
+    await rig.run(rig.sender.deliver(1, [Unkey(GROUP, "turn")]))
+    await rig.run(rig.sender.deliver(1, [Unkey(GROUP, "turn")]))  # nothing left to take off
+    assert [c.method for c in rig.telegram.calls[3:]] == ["editMessageReplyMarkup"]
+
+
+async def test_a_turn_that_ended_before_its_post_went_out_is_posted_without_buttons(
+    rig: Rig,
+) -> None:
+    await rig.run(*(rig.send(GROUP, "earlier") for _ in range(20)))  # the window is full
+    await rig.run(
+        rig.sender.deliver(1, [Post(GROUP, "🎙 Anna", KB, remember="turn")]),
+        then(lambda: rig.sender.deliver(1, [Edit(GROUP, "turn", "✅ nominates 3", KB2)])),
+        then(lambda: rig.sender.deliver(1, [Unkey(GROUP, "turn"), Post(GROUP, "🌙 Night 1.")])),
+    )
+    assert [(c.method, c.text, c.keyboard) for c in rig.telegram.calls[20:]] == [
+        ("sendMessage", "🎙 Anna\n✅ nominates 3", None),
+        ("sendMessage", "🌙 Night 1.", None),
+    ]
+
+
+async def test_taking_buttons_off_waits_behind_the_game_and_a_backlog_folds(rig: Rig) -> None:
+    await rig.run(rig.sender.deliver(1, [Post(GROUP, "🎙 Anna", KB, remember="turn")]))
+    await rig.run(*(rig.send(GROUP, "earlier") for _ in range(19)))  # the window is full
+    kb3 = ((Button("Pass", "t:1:3:0"),),)
+    await rig.run(
+        rig.sender.deliver(1, [Unkey(GROUP, "turn"), Post(GROUP, "🎙 Boris", KB2, remember="turn")]),
+        then(
+            lambda: rig.sender.deliver(
+                1, [Unkey(GROUP, "turn"), Post(GROUP, "🎙 Vera", kb3, remember="turn")]
+            )
+        ),
+    )
+    # Two calls for two turns and a stale keyboard: Boris's turn, over before it was
+    # shown, goes out with Vera's; then Anna's buttons go.
+    assert [(c.method, c.text, c.keyboard) for c in rig.telegram.calls[20:]] == [
+        ("sendMessage", "🎙 Boris\n\n🎙 Vera", "t:1:3:0"),
+        ("editMessageReplyMarkup", None, None),
+    ]
 
 
 async def test_waiting_edits_of_one_message_made_straight_through_the_bot_merge(

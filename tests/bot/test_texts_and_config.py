@@ -9,7 +9,7 @@ import pytest
 
 from bot.config import load_config
 from bot.i18n import LANGUAGES, Texts, load_catalog
-from bot.render import Audience, Edit, Post, render
+from bot.render import Audience, Edit, Post, Unkey, render
 from bot.rules.engine import apply, start_game
 from bot.rules.events import Player
 from bot.rules.settings import GameSettings, KillRule
@@ -23,6 +23,15 @@ def placeholders(template: str) -> set[str]:
 
 def test_catalogs_have_the_same_keys_and_placeholders() -> None:
     ru, en = load_catalog("ru"), load_catalog("en")
+    # A word's forms after a number follow each language's own plural categories.
+    words = {k for k in ru if k.startswith("plural.")}
+    assert {k.rsplit(".", 1)[0] for k in words} == {
+        k.rsplit(".", 1)[0] for k in en if k.startswith("plural.")
+    }
+    assert {k.rsplit(".", 1)[1] for k in words} == {"one", "few", "many"}
+    assert {k.rsplit(".", 1)[1] for k in en if k.startswith("plural.")} == {"one", "other"}
+    ru = {k: v for k, v in ru.items() if k not in words}
+    en = {k: v for k, v in en.items() if not k.startswith("plural.")}
     assert set(ru) == set(en)
     for key in ru:
         assert placeholders(ru[key]) == placeholders(en[key]), key
@@ -125,4 +134,5 @@ def test_a_nomination_edits_the_turn_message_instead_of_posting() -> None:
     out = render(events, state, Audience(7, -1001, "en"), Texts())
     assert [type(o) for o in out] == [Edit]
     state, events = apply(state, Pass(state.speaker), now)
-    assert len(render(events, state, Audience(7, -1001, "en"), Texts())) == 1
+    after = render(events, state, Audience(7, -1001, "en"), Texts())
+    assert [type(o) for o in after] == [Unkey, Post]  # the ended turn's buttons go

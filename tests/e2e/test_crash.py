@@ -174,9 +174,7 @@ async def act(
         target = rng.choice([s for s in living if s != speaker])
         if turn is not None:
             done.add((speaker, step, "nom"))
-            await run.press(
-                "NominationMade", game, speaker, step, who(speaker), turn, label(target)
-            )
+            await run.press("NominationMade", game, speaker, step, who(speaker), turn, str(target))
     elif phase == "vote":
         ballot = latest(group.messages(), f"v:{game}:{step}:")
         voters = [s for s in living if str(s) not in state["votes"] and (s, step, "v") not in done]

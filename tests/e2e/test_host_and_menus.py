@@ -129,7 +129,7 @@ async def test_russian_by_default_and_lang_switches_the_chat() -> None:
 async def test_status_tells_phase_speaker_and_time(table: Table) -> None:
     state = table.state
     assert state is not None and state.speaker is not None
-    await table.people[0].send(table.group, "/status")
+    await table.host.send(table.group, "/status")  # a player not speaking hears in private
     await table.settle()
     status = table.group.messages()[-1].content
     assert "introductions" in status and table.label(state.speaker) in status
