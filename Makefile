@@ -41,7 +41,7 @@ lint: $(DEV_STAMP)
 	$(PY) -m mypy
 
 test: lint
-	$(PY) -m pytest --cov --cov-report=term
+	$(PY) -m pytest -n 2 --cov --cov-report=term
 
 # The bot as its own process against the sandbox under the load of many games, next to a
 # bare aiogram bot; 7 to 9 minutes. Options: make bench BENCH_ARGS="--measure 30 ..."
