@@ -115,6 +115,15 @@ class Run:
         self.kills += 1
         await self.start()
 
+    def end(self) -> None:
+        """The test is over: both processes killed, whatever state they are in."""
+        for process in (self.process, self.standby):
+            if process is not None and process.poll() is None:
+                process.send_signal(signal.SIGKILL)
+                process.wait()
+            if process is not None and process.stdin is not None:
+                process.stdin.close()
+
     def state(self) -> dict[str, Any] | None:
         with contextlib.closing(sqlite3.connect(f"file:{self.database}?mode=ro", uri=True)) as db:
             # The latest game: still None while it is in the lobby.
@@ -261,12 +270,7 @@ async def test_killed_twenty_times_the_game_still_finishes_and_keeps_its_word(
         await check_protocol(run)
         sandbox.assert_no_bot_errors(allow=("message to edit not found",))
     finally:
-        for process in (run.process, run.standby):
-            if process is not None and process.poll() is None:
-                process.send_signal(signal.SIGKILL)
-                process.wait()
-            if process is not None and process.stdin is not None:
-                process.stdin.close()
+        run.end()
         await sandbox.stop()
 
 
@@ -447,10 +451,5 @@ async def test_killed_between_cards_the_deal_is_delivered_once_and_the_turn_call
         assert restarts[-1]["deadline"] - last == pytest.approx(30 * SCALE)
         assert f"{30 * SCALE:.1f} s" in first_turn[0].content
     finally:
-        for process in (run.process, run.standby):
-            if process is not None and process.poll() is None:
-                process.send_signal(signal.SIGKILL)
-                process.wait()
-            if process is not None and process.stdin is not None:
-                process.stdin.close()
+        run.end()
         await sandbox.stop()

@@ -8,35 +8,14 @@ import re
 
 import pytest
 
-from bot.demo import RIGHTS, Table, open_table
+from bot.demo import RIGHTS, open_table
 from bot.rules.settings import GameSettings
-from bot.sandbox import SimGroup, SimUser
+from bot.sandbox import SimGroup
 from storage.games import GameStatus
+from tests.e2e.test_tournament import register_all, say
 
 REGISTRATION = re.compile(r"https://t\.me/\S+\?start=(reg_[\w-]+)")
 INVITE = re.compile(r"https://t\.me/\+[\w-]+")
-
-
-async def say(table: Table, who: SimUser, chat: object, text: str) -> str:
-    """Send a command and return the bot's last answer in that chat."""
-    await who.send(chat, text)  # type: ignore[arg-type]
-    await table.settle()
-    return str(chat.messages()[-1].content)  # type: ignore[attr-defined]
-
-
-async def tournament(table: Table, players: list[SimUser]) -> str:
-    """The Judge (the table's Host) creates a tournament; `players` register. The link."""
-    judge = table.host
-    await judge.start_bot()
-    await table.settle()
-    created = await say(table, judge, judge.private, "/tournament Winter Cup")
-    link = REGISTRATION.search(created)
-    assert link is not None, created
-    for person in players:
-        await person.open_link(link.group(0))
-        await table.settle()
-        assert "You are registered in" in person.inbox()[-1].content
-    return link.group(0)
 
 
 def lobby_link(group: SimGroup) -> str:
@@ -51,7 +30,7 @@ async def test_T1_a_tournament_table_seats_its_roster_and_nobody_else() -> None:
     """A chat member off the roster cannot /join; a stranger with the link cannot either."""
     async with open_table(14, seed=2, lang="en") as table:
         roster, outsider, stranger = table.people[:12], table.people[12], table.people[13]
-        await tournament(table, roster)
+        await register_all(table, roster, "Winter Cup")
         judge = table.host
         confirmed = await say(table, judge, judge.private, "/groups confirm")
         [code] = re.findall(r"T\d+R\d+G\d+", confirmed)
@@ -173,7 +152,7 @@ async def test_T1_the_judge_unregisters_and_closes_registration_nicks_ignore_cas
     async with open_table(5, seed=2, lang="en") as table:
         anna, boris, vera, gleb, dina = table.people
         judge = table.host
-        link = await tournament(table, [anna, boris])
+        link = await register_all(table, [anna, boris], "Winter Cup")
         service = table.app.dispatcher["tournaments"]
         cup = await service.judged_by(judge.id)
         # The link names the tournament by a token; the old numbered link is refused.

@@ -24,17 +24,19 @@ async def say(table: Table, who: SimUser, chat: object, text: str) -> str:
     return str(messages[-1].content)
 
 
-async def register_all(table: Table, players: list[SimUser]) -> None:
+async def register_all(table: Table, players: list[SimUser], name: str = "Autumn Cup") -> str:
+    """The Judge (the table's Host) creates a tournament; `players` register. The link."""
     judge = table.host
     await judge.start_bot()
     await table.settle()
-    created = await say(table, judge, judge.private, "/tournament Autumn Cup")
+    created = await say(table, judge, judge.private, f"/tournament {name}")
     link = REGISTRATION.search(created)
     assert link is not None, created
     for person in players:
         await person.open_link(link.group(0))
         await table.settle()
         assert "You are registered in" in person.inbox()[-1].content
+    return link.group(0)
 
 
 async def play_tour(table: Table, players: list[SimUser], seed: int) -> list[int]:
