@@ -200,14 +200,15 @@ def record_senders(table: Table, senders: dict[int, int | None], mp: pytest.Monk
 def record_calls(
     table: Table, calls: list[tuple[str, dict[str, Any]]], mp: pytest.MonkeyPatch
 ) -> None:
-    """Every Bot API call the sandbox carried out, in order."""
+    """Every Bot API call the bot made, carried out or refused, in order."""
     api = table.sandbox.api
     call = api.call
 
     def recorded(method: str, params: dict[str, Any]) -> Any:
-        result = call(method, params)
-        calls.append((method, params))
-        return result
+        try:
+            return call(method, params)
+        finally:  # refused ones too: a delete the demoted bot tried is still its answer
+            calls.append((method, params))
 
     mp.setattr(api, "call", recorded)
 
