@@ -44,7 +44,7 @@ test: lint
 	$(PY) -m pytest -n 2 --cov --cov-report=term
 
 # The bot as its own process against the sandbox under the load of many games, next to a
-# bare aiogram bot; 7 to 9 minutes. Options: make bench BENCH_ARGS="--measure 30 ..."
+# bare aiogram bot, three rounds; 20 to 27 minutes. Options: make bench BENCH_ARGS="--repeat 1 ..."
 # (python -m bot.bench --help lists them).
 bench: $(DEV_STAMP)
 	$(PY) -m bot.bench $(BENCH_ARGS)

@@ -15,8 +15,11 @@ its database in a temporary folder) runs as its own process on the other CPU. Ph
 4. restart: `--restart-games` unfinished games stored, the bot started on them and timed
    until it logs "resumed N running games", then those games played for a while.
 
-Everything measured, each figure beside its target and its baseline, is printed at the
-end. `python -m bot.bench --help` lists the knobs; the defaults take 7 to 9 minutes.
+Phases 2 to 4 run `--repeat` times (3 by default), interleaved, so the bot and the bare
+bot see the machine in the same state. Every round's figures are printed, each beside its
+target and its baseline, then a summary: each figure's median over the rounds and its
+spread (lowest to highest), the verdict taken on the median. `python -m bot.bench --help`
+lists the knobs; the defaults take 20 to 27 minutes (one round, `--repeat 1`, 7 to 9).
 """
 
 from __future__ import annotations
@@ -28,9 +31,12 @@ import math
 import os
 import platform
 import sqlite3
+import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from bot.bench import run as phases
 from bot.bench.probe import OVERALL_WINDOW, Window, percentile
@@ -79,6 +85,13 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     add("--p99-limit", type=float, default=250, help="ms: the p99 that bounds the ramps")
     add("--seed", type=int, default=1)
     add(
+        "--repeat",
+        type=int,
+        default=3,
+        help="rounds of the measured phases (the bot, the bare bot, the restart, interleaved); "
+        "the summary gives each figure's median and spread",
+    )
+    add(
         "--synchronous",
         choices=("full", "normal"),
         default="full",
@@ -95,6 +108,8 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     unknown = set(opts.phases) - set(PHASES)
     if unknown:
         parser.error(f"unknown phases {sorted(unknown)}; choose from {', '.join(PHASES)}")
+    if not 1 <= opts.repeat <= 20:
+        parser.error("--repeat takes 1 to 20 rounds")
     two = len(os.sched_getaffinity(0)) > 1 and not opts.no_pin
     opts.bot_cpu, opts.driver_cpu = (1, 0) if two else (None, None)
     return opts
@@ -102,6 +117,15 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
 
 def say(text: str) -> None:
     print(text, flush=True)
+
+
+@dataclass
+class Round:
+    """One round of the measured phases, run back to back on the same machine."""
+
+    games: phases.LoadRun | None = None
+    bare: phases.LoadRun | None = None
+    restart: phases.Restart | None = None
 
 
 async def bench(opts: argparse.Namespace) -> int:
@@ -112,9 +136,6 @@ async def bench(opts: argparse.Namespace) -> int:
     gc.disable()
     header(opts)
     pace: phases.Pace | None = None
-    games: phases.LoadRun | None = None
-    bare: phases.LoadRun | None = None
-    restart: phases.Restart | None = None
     if "pace" in opts.phases or "games" in opts.phases or "bare" in opts.phases:
         say(f"[pace] {opts.pace_games} games of 16 at the default timers, virtual clock")
         pace = await phases.measure_pace(opts.pace_games, opts.seed)
@@ -122,6 +143,23 @@ async def bench(opts: argparse.Namespace) -> int:
             f"  {pace.updates} updates in {pace.virtual_seconds:.0f} s of game time: "
             f"{pace.per_game:.4f} updates/s per game"
         )
+    rounds: list[Round] = []
+    for number in range(1, opts.repeat + 1):
+        if opts.repeat > 1:
+            say(f"\n=== round {number} of {opts.repeat} ===")
+        rounds.append(await one_round(opts, pace))
+        say(f"\nResults of round {number}" if opts.repeat > 1 else "\nResults")
+        done = rounds[-1]
+        report(opts, pace, done.games, done.bare, done.restart, describe_pace=number == 1)
+    if opts.repeat > 1:
+        summary(opts, rounds)
+    say(f"\n(the benchmark took {time.perf_counter() - began:.0f} s)")
+    return 0
+
+
+async def one_round(opts: argparse.Namespace, pace: phases.Pace | None) -> Round:
+    """The bot, then the bare bot, then the restart: each round sees the machine as it is."""
+    done = Round()
     if "games" in opts.phases:
         assert pace is not None
         gc.collect()
@@ -129,21 +167,20 @@ async def bench(opts: argparse.Namespace) -> int:
             f"[games] the bot, {opts.games} games' load = {opts.games * pace.per_game:.1f} "
             f"updates/s, timers x{opts.scale:g}"
         )
-        games = await phases.run_games(opts, pace, say)
+        done.games = await phases.run_games(opts, pace, say)
     if "bare" in opts.phases:
         assert pace is not None
+        games = done.games
         rate = games.main.window.rate if games else opts.games * pace.per_game
         mix = games.main.window.kinds if games else pace.kinds
         say(f"[bare] a bare aiogram bot, {rate:.1f} updates/s in the same mix, then more")
         gc.collect()
-        bare = await phases.run_bare(opts, rate, mix, say)
+        done.bare = await phases.run_bare(opts, rate, mix, say)
     if "restart" in opts.phases:
         say(f"[restart] {opts.restart_games} unfinished games, timers x{opts.restart_scale:g}")
         gc.collect()
-        restart = await phases.run_restart(opts, say)
-    report(opts, pace, games, bare, restart)
-    say(f"\n(the benchmark took {time.perf_counter() - began:.0f} s)")
-    return 0
+        done.restart = await phases.run_restart(opts, say)
+    return done
 
 
 def header(opts: argparse.Namespace) -> None:
@@ -207,10 +244,10 @@ def report(
     games: phases.LoadRun | None,
     bare: phases.LoadRun | None,
     restart: phases.Restart | None,
+    describe_pace: bool = True,
 ) -> None:
     limit = opts.p99_limit / 1000
-    say("\nResults")
-    if pace is not None:
+    if pace is not None and describe_pace:
         share = Counter({k: v / max(1, pace.updates) for k, v in pace.kinds.items()})
         mix = ", ".join(f"{k} {v:.0%}" for k, v in share.most_common())
         say(
@@ -364,11 +401,17 @@ def report(
             f"{restart.to_first_call:.2f} to 1st call",
             restart.to_resumed < 5 and restart.resumed == restart.games,
         )
+        if restart.to_announced is not None:
+            told = f"every group had a message from the bot again {restart.to_announced:.1f} s"
+        else:  # some groups waited longer than the run: how many did not, is the figure
+            told = (
+                f"{restart.announced} of {restart.games} groups had a message from the bot "
+                f"within {opts.restart_play:g} s of play"
+            )
         table.note(
             f'  ("resumed {restart.resumed} running games"; from process start: '
             f"{restart.to_first_call:.2f} s to the first Bot API call, then "
-            f"{restart.to_resumed - restart.to_first_call:.2f} s to re-arm them; every group "
-            f"had a message from the bot again {restart.to_announced:.1f} s after the start)"
+            f"{restart.to_resumed - restart.to_first_call:.2f} s to re-arm them; {told})"
         )
         w = restart.play.window
         table.add(
@@ -396,6 +439,142 @@ def report(
             f"CPU {most.cpu_share:.0%}, {most.cpu_per_1000:.2f} CPU s per 1000 updates"
         )
     table.print()
+
+
+# --- the summary over rounds ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure the summary gives as the median of the rounds, with its spread."""
+
+    what: str
+    of: Callable[[Round], float | None]  # None: the round did not measure it
+    unit: str  # how a value is printed: "ms", "s", "x", "%", "MB", "/s"
+    target: str = ""
+    met: Callable[[float], bool] | None = None
+
+
+def _main_p(n: int) -> Callable[[Round], float | None]:
+    return lambda r: r.games.main.window.p(n) if r.games else None
+
+
+def _bare_p99(r: Round) -> float | None:
+    return r.bare.main.window.p(99) if r.bare else None
+
+
+def _ratio(r: Round) -> float | None:
+    if r.games is None or r.bare is None:
+        return None
+    return r.games.main.cpu_per_1000 / r.bare.main.cpu_per_1000
+
+
+def _best_ratio(limit: float) -> Callable[[Round], float | None]:
+    def of(r: Round) -> float | None:
+        if r.games is None or r.bare is None:
+            return None
+        ours, bare = r.games.best(limit), r.bare.best(limit)
+        if ours is None or bare is None:
+            return math.nan if bare is not None else None  # ours never stayed under it
+        return ours.window.rate / bare.window.rate
+
+    return of
+
+
+def figures(opts: argparse.Namespace) -> list[Figure]:
+    limit = opts.p99_limit / 1000
+    return [
+        Figure(f"latency p50 at {opts.games} games' load", _main_p(50), "ms"),
+        Figure(f"latency p95 at {opts.games} games' load", _main_p(95), "ms"),
+        Figure(
+            f"latency p99 at {opts.games} games' load",
+            _main_p(99),
+            "ms",
+            "< 100",
+            lambda v: v < 0.1,
+        ),
+        Figure("  the bare bot's p99 at the same load", _bare_p99, "ms"),
+        Figure(
+            "CPU seconds per 1000 updates",
+            lambda r: r.games.main.cpu_per_1000 if r.games else None,
+            "s",
+        ),
+        Figure("  the bare bot's", lambda r: r.bare.main.cpu_per_1000 if r.bare else None, "s"),
+        Figure("  ours / the bare bot's", _ratio, "x", "<= 2", lambda v: v <= 2),
+        Figure(
+            f"CPU, share of one core ({opts.games} games)",
+            lambda r: r.games.main.cpu_share if r.games else None,
+            "%",
+            "< 25%",
+            lambda v: v < 0.25,
+        ),
+        Figure(
+            f"highest load with p99 < {opts.p99_limit:g} ms, ratio of the bare bot's",
+            _best_ratio(limit),
+            "x",
+            ">= 0.5",
+            lambda v: v >= 0.5,
+        ),
+        Figure(
+            f"restart, {opts.restart_games} games: process start to the first API call",
+            lambda r: r.restart.to_first_call if r.restart else None,
+            "s",
+            "< 1",
+            lambda v: v < 1,
+        ),
+        Figure(
+            "  process start until all are re-armed",
+            lambda r: r.restart.to_resumed if r.restart else None,
+            "s",
+            "< 5",
+            lambda v: v < 5,
+        ),
+        Figure(
+            f"peak memory with {opts.restart_games} games in the database",
+            lambda r: r.restart.peak_mb if r.restart else None,
+            "MB",
+            "< 300",
+            lambda v: v < 300,
+        ),
+    ]
+
+
+def shown(value: float, unit: str) -> str:
+    if math.isnan(value):
+        return "—"
+    if unit == "ms":
+        return f"{value * 1000:.1f}"
+    if unit == "%":
+        return f"{value:.0%}"
+    if unit == "MB":
+        return f"{value:.0f}"
+    return f"{value:.2f}"
+
+
+def summary(opts: argparse.Namespace, rounds: list[Round]) -> None:
+    """Each figure's median over the rounds and its spread (lowest-highest); the verdict
+    is the median's. A round that could not measure a figure (nan) counts as a miss."""
+    say(f"\nSummary of {len(rounds)} rounds: median (lowest - highest)")
+    rows: list[tuple[str, str, str, str, str]] = []
+    for figure in figures(opts):
+        values = [v for v in (figure.of(r) for r in rounds) if v is not None]
+        if not values:
+            continue
+        measured = [v for v in values if not math.isnan(v)]
+        middle = statistics.median(values) if len(measured) == len(values) else math.nan
+        if measured:
+            spread = f"{shown(min(measured), figure.unit)} - {shown(max(measured), figure.unit)}"
+        else:
+            spread = "—"
+        unit = "" if figure.unit in ("%", "x") else f" {figure.unit}"
+        ok = None if figure.met is None else (not math.isnan(middle) and figure.met(middle))
+        rows.append(
+            (figure.what + unit, shown(middle, figure.unit), spread, figure.target, verdict(ok))
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    for row in rows:
+        cells = [row[0].ljust(widths[0])] + [row[i].rjust(widths[i]) for i in (1, 2, 3)]
+        say("  " + "   ".join(cells) + row[4])
 
 
 def main(argv: list[str] | None = None) -> int:

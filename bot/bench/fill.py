@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -24,7 +24,7 @@ from bot.rules.actions import Pass
 from bot.rules.roles import Role
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
-from bot.sender import Delivery, Remembered, Sender
+from bot.sender import GAME, Delivery, Remembered, Sender, Ticker
 from bot.service import GameService
 from storage.chats import ChatType
 from storage.db import Database
@@ -38,12 +38,22 @@ class _Nowhere:
         self.remembered: dict[tuple[int, str], Remembered] = {}
         self._message_id = 1_000_000
 
-    async def deliver(self, game_id: int, items: Sequence[Outgoing]) -> Delivery:
+    async def deliver(
+        self,
+        game_id: int,
+        items: Sequence[Outgoing],
+        priority: int = GAME,
+        sent: Ticker | None = None,
+        track: Collection[int] = (),
+    ) -> Delivery:
+        """As `Sender.deliver`: every post "goes out" at once, and its outbox row is ticked."""
         delivery = Delivery()
         for index, item in enumerate(items):
             if isinstance(item, Post):
                 self._message_id += 1
                 delivery.sent[index] = self._message_id
+                if sent is not None:
+                    await sent(index, self._message_id)
         return delivery
 
 

@@ -120,7 +120,8 @@ class Restart:
     to_first_call: float  # from process start to the bot's first API call
     to_resumed: float  # from process start to "resumed N running games"
     resumed: int
-    to_announced: float  # from process start until every group had a message again
+    to_announced: float | None  # from process start until every group had a message again
+    announced: int  # groups that had a message from the bot during the run
     play: Step
     peak_mb: float
     errors: Counter[str]
@@ -394,8 +395,9 @@ async def run_restart(opts: argparse.Namespace, say: Callable[[str], None]) -> R
                 to_resumed=moment - bot.started_at,
                 resumed=count,
                 to_announced=(
-                    max(told.values()) - bot.started_at if len(told) >= len(filled) else math.nan
+                    max(told.values()) - bot.started_at if len(told) >= len(filled) else None
                 ),
+                announced=len(told),
                 play=play,
                 peak_mb=bot.peak_mb(),
                 errors=Counter(what for _, what in probe.errors),
