@@ -1,10 +1,12 @@
 """Silence: only the speaker speaks in the group (D10); nobody writes at night (N5),
 nor edits what they wrote before.
 
-This router comes last, so every command another router handles is left alone. It
-also answers what nobody else claimed: a button the bot does not recognise, a command
-sent to the wrong chat (a group's in private, a private one in a group). And it tells
-the Host once when the bot loses the right to delete messages in a group with a game.
+Commands are OutOfTurnCommands' (a middleware, so every router's command is covered):
+one from anyone but the speaker and the Host is deleted and answered in private. The
+router comes last and deletes the rest of what is said out of turn. It also answers
+what nobody else claimed: a button the bot does not recognise, a command sent to the
+wrong chat (a group's in private, a private one in a group). And it tells the Host once
+when the bot loses the right to delete messages in a group with a game.
 """
 
 from __future__ import annotations
@@ -232,8 +234,10 @@ class AnswersInPrivate(BaseRequestMiddleware):
         )
         try:
             return await make_request(bot, cast(TelegramMethod[TelegramType], private))
-        except (TelegramForbiddenError, TelegramBadRequest):
-            return unsent  # never pressed Start, or blocked the bot: nothing anywhere
+        except (TelegramForbiddenError, TelegramBadRequest) as error:
+            # Never pressed Start, or blocked the bot: nothing anywhere.
+            log.info("an answer out of turn went nowhere: %s", error)
+            return unsent
 
 
 def _unsent(person: int) -> Message:
