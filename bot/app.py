@@ -37,6 +37,7 @@ from bot.service import GameService
 from bot.tournaments import TournamentService
 from handlers import get_routers
 from handlers.failures import STORAGE_FAILURES, not_recorded
+from handlers.guard import AnswersInPrivate, OutOfTurnCommands
 from handlers.middleware import KnowTheSender, OncePerUpdate
 from storage.db import Database
 from storage.repositories import Repositories
@@ -126,7 +127,9 @@ async def build_app(
     timezone: str = "Europe/Moscow",
 ) -> App:
     sender = Sender(bot, clock, pace_scale)
-    # Outermost: a text too long for one message becomes several, each paced in turn.
+    # Outermost: an answer to a command sent out of turn goes to its sender (D10, N5).
+    bot.session.middleware(AnswersInPrivate())
+    # Then: a text too long for one message becomes several, each paced in turn.
     bot.session.middleware(LongMessages())
     bot.session.middleware(sender.limiter)  # every call the bot makes is paced by it
     service = GameService(
@@ -145,6 +148,7 @@ async def build_app(
     dispatcher["tournaments"] = TournamentService(service, judges)
     dispatcher.update.outer_middleware(OncePerUpdate())
     dispatcher.message.outer_middleware(KnowTheSender())
+    dispatcher.message.outer_middleware(OutOfTurnCommands())  # after KnowTheSender: its `lang`
     dispatcher.callback_query.outer_middleware(KnowTheSender())
     dispatcher.include_routers(*get_routers())
     dispatcher.errors.register(not_recorded, ExceptionTypeFilter(*STORAGE_FAILURES))

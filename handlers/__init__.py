@@ -18,7 +18,6 @@ def get_routers() -> list[Router]:
         host.refusal_router(),
         host.button_router(),
         judge.make_router(),
-        guard.silence_router(),
         common.make_router(),
         lobby.make_router(),
         day.make_router(),

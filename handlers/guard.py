@@ -1,34 +1,49 @@
 """Silence: only the speaker speaks in the group (D10); nobody writes at night (N5),
 nor edits what they wrote before.
 
-This router comes last, so every command another router handles is left alone. It
-also answers what nobody else claimed: a button the bot does not recognise, a command
-sent to the wrong chat (a group's in private, a private one in a group). And it tells
-the Host once when the bot loses the right to delete messages in a group with a game.
+Commands are OutOfTurnCommands' (a middleware, so every router's command is covered):
+one from anyone but the speaker and the Host is deleted and answered in private. The
+router comes last and deletes the rest of what is said out of turn. It also answers
+what nobody else claimed: a button the bot does not recognise, a command sent to the
+wrong chat (a group's in private, a private one in a group). And it tells the Host once
+when the bot loses the right to delete messages in a group with a game.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, cast
 
-from aiogram import Bot, F, Router
+from aiogram import BaseMiddleware, Bot, F, Router
+from aiogram.client.session.middlewares.base import (
+    BaseRequestMiddleware,
+    NextRequestMiddlewareType,
+)
 from aiogram.enums import ContentType
 from aiogram.exceptions import TelegramBadRequest, TelegramForbiddenError
-from aiogram.filters import Command, CommandObject, Filter
+from aiogram.filters import Command
+from aiogram.methods import Response, SendDocument, SendMessage, SendPhoto, TelegramMethod
+from aiogram.methods.base import TelegramType
 from aiogram.types import (
     CallbackQuery,
+    Chat,
     ChatMemberAdministrator,
     ChatMemberOwner,
     ChatMemberUpdated,
     Message,
+    TelegramObject,
 )
 
 from bot.render import label
 from bot.rules.events import Phase
 from bot.rules.state import GameState
 from bot.service import GameService
-from handlers.common import status_text
 from handlers.filters import IN_GROUP, IN_PRIVATE, Is
 from handlers.lobby import REQUIRED_RIGHTS
 from storage.games import Game
@@ -61,9 +76,8 @@ SPEECH = {
 }
 
 
-# Everybody's questions a non-speaker may still ask during a game: the message goes, the
-# answer comes in private, at most once in QUIET_SECONDS per person.
-ANSWERED_IN_PRIVATE = ("status", "help", "rules")
+# A non-speaker's command during a game: the message goes, the answer comes in private, at
+# most once in QUIET_SECONDS per person (the command itself is still acted on).
 QUIET_SECONDS = 10.0
 
 
@@ -73,16 +87,6 @@ def may_speak(game: Game, state: GameState, user_id: int) -> bool:
         return True
     seat = state.seat_of(user_id)
     return state.in_speech and not state.paused and seat is not None and seat == state.speaker
-
-
-class OutOfTurn(Filter):
-    """A message in a group with a running game from someone who may not speak now."""
-
-    async def __call__(self, message: Message, service: GameService) -> bool:
-        if message.from_user is None:
-            return False
-        running = await service.running_in_chat(message.chat.id)
-        return running is not None and not may_speak(*running, message.from_user.id)
 
 
 async def keep_order(message: Message, bot: Bot, service: GameService) -> None:
@@ -122,37 +126,125 @@ async def _silence(
             )
 
 
-def silence_router() -> Router:
-    """Questions asked in the group out of turn: deleted, answered in private (D10, N5)."""
-    router = Router(name="silence")
-    answered: dict[int, float] = {}  # person -> when they were last answered
+@dataclass
+class Hushed:
+    """A command sent out of turn, being handled: its answers go to `person` in private."""
 
-    async def asked_out_of_turn(
-        message: Message, command: CommandObject, bot: Bot, service: GameService
-    ) -> None:
-        running = await service.running_in_chat(message.chat.id)
-        if running is None or message.from_user is None:
-            return
+    group: int  # where the command was sent
+    person: int  # who sent it
+    task: asyncio.Task[Any] | None  # the handler's own; tasks it starts post as usual
+    answered: dict[int, float]  # person -> when they were last answered out of turn
+    now: float
+    spoke: bool = False  # this command has had an answer: the rest of it goes too
+
+    def may_answer(self) -> bool:
+        if not self.spoke:
+            last = self.answered.get(self.person)
+            if last is not None and self.now - last < QUIET_SECONDS:
+                return False  # the first answer is in their chat
+            if len(self.answered) > 10_000:
+                self.answered.clear()  # a flood of strangers: forget the old ones
+            self.answered[self.person] = self.now
+            self.spoke = True
+        return True
+
+
+HUSHED: ContextVar[Hushed | None] = ContextVar("hushed", default=None)
+
+# What handlers answer with; the game's own posts go through the Sender's workers.
+ANSWERS = (SendMessage, SendDocument, SendPhoto)
+
+
+def is_command(message: Message) -> bool:
+    # Ours, another bot's (/cmd@otherbot) or none at all: in the group each is speech.
+    return message.text is not None and message.text.startswith("/")
+
+
+class OutOfTurnCommands(BaseMiddleware):
+    """D10, N5: a command in the group during a game from anyone but the speaker and the
+    Host is deleted (at night reported as V3) and handled as usual, its answer or refusal
+    going to the sender in private (nothing if they never pressed Start).
+
+    One place rather than every handler: the handler runs under HUSHED, and
+    AnswersInPrivate turns what it sends to the group into a private message.
+    """
+
+    def __init__(self) -> None:
+        self.answered: dict[int, float] = {}  # person -> when they were last answered
+
+    async def __call__(
+        self,
+        handler: Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]],
+        event: TelegramObject,
+        data: dict[str, Any],
+    ) -> Any:
+        if (
+            not isinstance(event, Message)
+            or event.chat.type not in ("group", "supergroup")
+            or event.from_user is None
+            or not is_command(event)
+        ):
+            return await handler(event, data)
+        service: GameService = data["service"]
+        running = await service.running_in_chat(event.chat.id)
+        if running is None or may_speak(*running, event.from_user.id):
+            return await handler(event, data)
         game, state = running
-        await _silence(message, bot, service, game, state)
-        user_id, now = message.from_user.id, service.clock.now()
-        if now - answered.get(user_id, now - QUIET_SECONDS) < QUIET_SECONDS:
-            return  # repeats get no second answer: the first one is in their chat
-        if len(answered) > 10_000:
-            answered.clear()  # a flood of strangers: forget the old ones
-        answered[user_id] = now
-        lang = await service.user_lang(user_id, message.from_user.language_code)
-        asked = command.command.lower()
-        if asked == "status":
-            text = await status_text(service, message.chat.id, lang)
-        else:
-            text = service.t(lang, "common.help_group" if asked == "help" else "common.rules")
-        # Who never pressed Start gets nothing, and nothing stays in the group.
-        with contextlib.suppress(TelegramForbiddenError, TelegramBadRequest):
-            await bot.send_message(user_id, text)
+        await _silence(event, data["bot"], service, game, state)
+        user = event.from_user
+        data["lang"] = await service.user_lang(user.id, user.language_code)
+        hushed = Hushed(
+            event.chat.id, user.id, asyncio.current_task(), self.answered, service.clock.now()
+        )
+        token = HUSHED.set(hushed)
+        try:
+            return await handler(event, data)
+        finally:
+            HUSHED.reset(token)
 
-    router.message.register(asked_out_of_turn, IN_GROUP, Command(*ANSWERED_IN_PRIVATE), OutOfTurn())
-    return router
+
+class AnswersInPrivate(BaseRequestMiddleware):
+    """Under HUSHED, what the handler sends to the group goes to the sender in private."""
+
+    async def __call__(
+        self,
+        make_request: NextRequestMiddlewareType[TelegramType],
+        bot: Bot,
+        method: TelegramMethod[TelegramType],
+    ) -> Response[TelegramType]:
+        hushed = HUSHED.get()
+        if (
+            hushed is None
+            or hushed.task is not asyncio.current_task()
+            or not isinstance(method, ANSWERS)
+            or method.chat_id != hushed.group
+        ):
+            return await make_request(bot, method)
+        unsent = cast(Response[TelegramType], _unsent(hushed.person))
+        if not hushed.may_answer():
+            return unsent
+        private = method.model_copy(
+            update={
+                "chat_id": hushed.person,
+                # The message answered is gone, and a private chat has no topics.
+                "reply_parameters": None,
+                "reply_to_message_id": None,
+                "message_thread_id": None,
+            }
+        )
+        try:
+            return await make_request(bot, cast(TelegramMethod[TelegramType], private))
+        except (TelegramForbiddenError, TelegramBadRequest) as error:
+            # Never pressed Start, or blocked the bot: nothing anywhere.
+            log.info("an answer out of turn went nowhere: %s", error)
+            return unsent
+
+
+def _unsent(person: int) -> Message:
+    """What the handler gets for an answer that went nowhere: no message of any chat."""
+    return Message(
+        message_id=0, date=datetime.fromtimestamp(0, UTC), chat=Chat(id=person, type="private")
+    )
 
 
 async def unknown_button(query: CallbackQuery, service: GameService, lang: str) -> None:
@@ -204,7 +296,10 @@ async def rights_changed(update: ChatMemberUpdated, bot: Bot, service: GameServi
 def make_router() -> Router:
     router = Router(name="guard")
     router.message.register(private_only, IN_GROUP, Command(*PRIVATE_ONLY))
-    router.message.register(keep_order, IN_GROUP, Is(F.content_type.in_(SPEECH)))
+    # Commands out of turn are OutOfTurnCommands' (it has deleted them already).
+    router.message.register(
+        keep_order, IN_GROUP, Is(F.content_type.in_(SPEECH)), Is(~F.text.startswith("/"))
+    )
     # An earlier message edited out of turn (or at night) is speech out of turn as well;
     # the speaker may edit their own during their turn. Registering it also puts
     # edited_message into the allowed_updates aiogram asks Telegram for.

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.demo import RIGHTS, Table, open_table
-from bot.sandbox import SimGroup, SimUser
+from bot.sandbox import SimGroup, SimMessage, SimUser
 from tests.e2e.test_hostile import forge
 from tests.e2e.test_tournament import REGISTRATION, register_all, say, start_table
 
@@ -206,11 +206,12 @@ async def test_T7_expel_works_only_at_a_tournament_table(table: Table) -> None:
     said = await observer.send(table.group, "…")
     state = table.state
     assert state is not None
-    player = table.person(state.living()[0])
-    await player.send(table.group, "/expel", reply_to=said)
+    # Not the speaker: the command goes (D10), and the refusal comes in private.
+    player = table.person(next(s for s in state.living() if s != state.speaker))
+    expel = await player.send(table.group, "/expel", reply_to=said)
     await table.settle()
     assert table.group.status_of(observer) == "member"
-    assert "tournament table" in table.group.messages()[-1].content
+    assert expel.deleted and "tournament table" in player.inbox()[-1].content
 
 
 @pytest.mark.rule("T7")
@@ -224,28 +225,31 @@ async def test_T7_an_observer_is_expelled_but_an_administrator_is_not() -> None:
         chat.promote(moderator, can_delete_messages=True)
         game = await table.app.service.active_game(chat.id)
         assert game is not None
-        state = await table.app.service.state(game.game_id)
-        assert state is not None
-        player = next(p for p in table.people if p.id == state.seats[state.living()[0]].user_id)
+
+        async def expel(said: SimMessage, nth: int) -> str:
+            """The nth player not speaking now replies /expel; the answer, in private (D10)."""
+            state = await table.app.service.state(game.game_id)
+            assert state is not None
+            seat = [s for s in state.living() if s != state.speaker][nth]
+            player = next(p for p in table.people if p.id == state.seats[seat].user_id)
+            command = await player.send(chat, "/expel", reply_to=said)
+            await table.settle()
+            assert command.deleted
+            return player.inbox()[-1].content
+
         said = await moderator.send(chat, "Keep it civil, please.")
-        await player.send(chat, "/expel", reply_to=said)
-        await table.settle()
+        assert "administrator of this chat" in await expel(said, 0)
         assert chat.status_of(moderator) == "administrator"
-        assert "administrator of this chat" in chat.messages()[-1].content
         said = await observer.send(chat, "…")
-        await player.send(chat, "/expel", reply_to=said)
-        await table.settle()
+        assert "removed from the chat" in await expel(said, 1)
         assert chat.status_of(observer) == "left"
-        assert "removed from the chat" in chat.messages()[-1].content
         table.sandbox.assert_no_bot_errors()
         # The bot lost the right to ban: the player hears which right, not silence.
         chat.promote_bot(by=table.host, **{**RIGHTS, "can_restrict_members": False})
         chat.add_member(observer)
         said = await observer.send(chat, "…")
-        await player.send(chat, "/expel", reply_to=said)
-        await table.settle()
+        assert "ban users" in await expel(said, 2)
         assert chat.status_of(observer) == "member"
-        assert "ban users" in chat.messages()[-1].content
 
 
 async def test_a_nick_changes_in_every_tournament_or_in_none() -> None:

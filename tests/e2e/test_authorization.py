@@ -86,6 +86,17 @@ class Club:
         answers = [m.content for m in where.messages()[before:] if m.from_bot]
         return answers[0] if answers else ""
 
+    async def hushed(self, person: SimUser, text: str) -> str:
+        """D10: `text` from one who may not speak now is deleted and nothing is said in the
+        group; the answer they would have had comes in private (this one, if any)."""
+        before, inbox = len(self.group.messages()), len(person.inbox())
+        sent = await person.send(self.group, text)
+        await self.table.settle()
+        assert sent.deleted, (person.first_name, text)
+        assert not [m.content for m in self.group.messages()[before:] if m.from_bot]
+        answers = person.inbox()[inbox:]
+        return answers[0].content if answers else ""
+
     async def press(self, person: SimUser, message: SimMessage, button: str | int) -> str:
         """Press a button on a message the person sees; the alert or note they got."""
         press = await person.press(message, button)
@@ -171,9 +182,12 @@ async def test_join_and_leave_are_anyones_while_the_lobby_is_open() -> None:
         assert table.state is not None and table.state.seat_of(anyone.id) is not None
         observer = table.sandbox.add_user("Olga", language_code="en")
         table.group.add_member(observer)
-        await observer.send(table.group, "/join")  # after the deal: refused
+        await observer.start_bot()
+        joining = await observer.send(table.group, "/join")  # after the deal: refused
         await table.settle()
-        assert table.group.messages()[-1].content.startswith("There is no open lobby")
+        # D10: out of turn the command goes, and the refusal with it, to the observer.
+        assert joining.deleted and not table.group.messages()[-1].from_bot
+        assert observer.inbox()[-1].content.startswith("There is no open lobby")
         table.sandbox.assert_no_bot_errors()
 
 
@@ -250,18 +264,20 @@ async def test_host_commands_are_the_hosts(
     club: Club, command: str, done: Done, first: str | None
 ) -> None:
     text = command.format(seat=club.seat(Role.CIVILIAN))
-    # Day 0: the speaker, another living player and anyone else are refused.
-    for person in (club.speaker(), club.player(), club.observer):
-        before = snapshot(club.state)
-        assert await club.say(person, text) == ONLY_HOST, person.first_name
-        assert snapshot(club.state) == before
+    # Day 0: the speaker, another living player and anyone else are refused; the last two
+    # in private, their command deleted (D10).
+    before = snapshot(club.state)
+    assert await club.say(club.speaker(), text) == ONLY_HOST
+    for person in (club.player(), club.observer):
+        assert await club.hushed(person, text) == ONLY_HOST, person.first_name
+    assert snapshot(club.state) == before
     # Night 0: the Commissioner and a mafioso too.
     await club.until(Phase.ACQUAINTANCE)
     if first is not None:
         await club.say(club.host, first)
     for role in (Role.COMMISSIONER, Role.MAFIA):
         before = snapshot(club.state)
-        assert await club.say(club.player(role), text) == ONLY_HOST, role
+        assert await club.hushed(club.player(role), text) == ONLY_HOST, role
         assert snapshot(club.state) == before
     # The Host: done.
     before = club.state
@@ -322,7 +338,9 @@ async def test_pass_is_the_speakers(club: Club) -> None:
         (left, NOT_YOUR_TURN),  # a player who has left
     ]
     for person, why in refusals:
-        assert await club.say(person, "/pass") == why, person.first_name
+        # D10: the Host's answer stays in the group; anyone else's comes in private.
+        asked = club.say if person is club.host else club.hushed
+        assert await asked(person, "/pass") == why, person.first_name
         assert await club.press(person, turn, "Finish speech") == why, person.first_name
     assert club.state.step == step
     await club.say(club.speaker(), "/pass")  # the speaker, by command
@@ -331,7 +349,7 @@ async def test_pass_is_the_speakers(club: Club) -> None:
     assert club.state.step == step + 2
     await club.until(Phase.ACQUAINTANCE)  # at night nobody speaks
     mafioso = club.player(Role.MAFIA)
-    assert await club.say(mafioso, "/pass") == NOT_NOW
+    assert await club.hushed(mafioso, "/pass") == NOT_NOW
     # The day's keyboards are gone by now; a press that crossed their removal is stale.
     stale = await mafioso.press_seen(turn, finish)
     await club.table.settle()
@@ -340,7 +358,7 @@ async def test_pass_is_the_speakers(club: Club) -> None:
 
 async def test_nominating_is_the_speakers_in_round_two(club: Club) -> None:
     await club.until(Phase.ACQUAINTANCE)
-    assert await club.say(club.player(Role.MAFIA), "/nominate 3") == NOT_NOW  # at night
+    assert await club.hushed(club.player(Role.MAFIA), "/nominate 3") == NOT_NOW  # at night
     await club.until(Phase.ROUND_1, 1)
     assert await club.say(club.speaker(), "/nominate 3") == NOT_NOW  # round 1
     await club.until(Phase.ROUND_2, 1)
@@ -352,7 +370,8 @@ async def test_nominating_is_the_speakers_in_round_two(club: Club) -> None:
         (club.host, NOT_PLAYING),
         (club.observer, NOT_PLAYING),
     ):
-        assert await club.say(person, f"/nominate {target}") == why
+        asked = club.say if person is club.host else club.hushed
+        assert await asked(person, f"/nominate {target}") == why
         assert await club.press(person, turn, button) == why
     assert club.state.nominations == {}
     speaker = club.state.speaker
@@ -497,12 +516,10 @@ async def test_everybodys_commands_answer_everybody(club: Club) -> None:
         """The answer in the group; for one who may not speak now (D10), in private."""
         speaker = club.state.speaker
         speaking = speaker is not None and person is club.table.person(speaker)
-        if command == "/lang en" or person is club.host or speaking:
+        if person is club.host or speaking:
             return await club.say(person, command)
         club.table.clock.set(club.table.clock.now() + 11)  # answers are 10 s apart at most
-        before = len(person.inbox())
-        assert await club.say(person, command) == ""  # deleted, nothing said in the group
-        return person.inbox()[-1].content if len(person.inbox()) > before else ""
+        return await club.hushed(person, command)
 
     for person in people:
         for command, answer in expected.items():

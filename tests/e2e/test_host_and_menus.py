@@ -60,9 +60,11 @@ async def test_host_hands_over_and_stops_the_game(table: Table) -> None:
     await table.host.send(table.group, f"/host @{helper.username}")
     await table.settle()
     assert "The Host is now" in table.group.messages()[-1].content
-    await table.host.send(table.group, "/stop")
+    await table.host.start_bot()
+    stop = await table.host.send(table.group, "/stop")
     await table.settle()
-    assert table.group.messages()[-1].content == "Only the Host can do that."
+    # No longer the Host, nor a player: out of turn, so the refusal comes in private (D10).
+    assert stop.deleted and table.host.inbox()[-1].content == "Only the Host can do that."
     await helper.send(table.group, "/stop")
     await table.settle()
     after = table.state

@@ -189,13 +189,22 @@ async def test_N1_the_mafia_meet_and_confer_through_the_bot(table: Table) -> Non
 async def test_host_commands_from_anyone_else_are_refused(table: Table) -> None:
     state = table.state
     assert state is not None
-    player = table.person(state.living()[0])
-    for command in ("/pause", "/skip", "/stop", "/remove 3", "/warn 3 V2"):
-        sent = await player.send(table.group, command)
+    assert state.speaker is not None
+    speaker = table.person(state.speaker)
+    others = [table.person(s) for s in state.living() if s != state.speaker]
+    commands = ("/pause", "/skip", "/stop", "/remove 3", "/warn 3 V2")
+    for command in commands:  # the speaker is refused in the group
+        sent = await speaker.send(table.group, command)
         await table.settle()
         reply = table.group.messages()[-1]
         assert reply.from_bot and reply.content == "Only the Host can do that.", command
         assert not sent.deleted
+    for player, command in zip(others, commands, strict=False):
+        # Anyone else is out of turn (D10): the command goes, the refusal comes in private.
+        sent = await player.send(table.group, command)
+        await table.settle()
+        assert sent.deleted and not table.group.messages()[-1].from_bot, command
+        assert player.inbox()[-1].content == "Only the Host can do that.", command
     after = table.state
     assert after is not None and not after.paused and after.step == state.step
 
