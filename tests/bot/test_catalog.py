@@ -8,6 +8,7 @@ and show a player no code of the rules and no hash outside the fairness line.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import string
 from collections.abc import Iterator
@@ -16,12 +17,14 @@ import pytest
 
 from bot.i18n import LANGUAGES, Texts, clip, escape
 from bot.longtext import TEXT_LIMIT, shown_length, utf16_length
-from bot.render import named, violation
+from bot.render import Audience, Edit, Post, named, render, violation
 from bot.rules.engine import start_game
-from bot.rules.events import Player
+from bot.rules.events import GameStarted, Player
 from bot.rules.sanctions import VCode
-from bot.rules.settings import GameSettings
+from bot.rules.settings import GameSettings, KillRule
+from bot.rules.state import evolve, initial_state
 from handlers.lobby import TITLE_IN_ALERT
+from tests.rules.test_properties import Plan, play
 
 T = Texts()
 NICKS = ["Борис", "Вера", "<b>x</b>", "Александра-Анастасия " + "Щ" * 43]
@@ -237,3 +240,41 @@ def test_a_sentence_names_a_player_by_number_whatever_the_gender(
     shown = [re.sub(r"</?b>", "", text) for text in texts]
     assert any(expected[1] in s for s in shown) and any(expected[0] in s for s in shown)
 
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("choices", [3, 11, 29])
+def test_whole_games_show_no_rule_code_no_hash_and_no_markup_from_a_nick(
+    lang: str, choices: int
+) -> None:
+    """Every message a played game renders, with sanctions given under every code: the
+    values the code passes in (a sanction's code, the seed) stay out of sight too."""
+    plan = Plan(
+        players=14,
+        casual=False,
+        kill_rule=KillRule.UNANIMOUS,
+        seed="seed",
+        choices=choices,
+        timeout_rate=0.15,
+        host_rate=0.05,
+        probe_rate=0.0,
+        stop_rate=0.0,
+    )
+    run = play(plan, checked=False)
+    first = run.entries[0].event
+    assert isinstance(first, GameStarted)
+    players = [Player(p.user_id, NICKS[i % len(NICKS)]) for i, p in enumerate(first.players)]
+    state = initial_state(dataclasses.replace(first, players=players))
+    shown = 0
+    for entry in run.entries[1:]:
+        evolve(state, entry.event)
+        for out in render([entry.event], state, Audience(1, -1001, lang), T):
+            if not isinstance(out, Post | Edit):
+                continue
+            text = out.text if isinstance(out, Post) else out.append
+            shown += 1
+            assert "{" not in text and "<b>x</b>" not in text, text
+            assert not RULE_CODE.search(text), text
+            assert not HEX.search(SPOILER.sub("", text)), text
+            assert shown_length(text) <= TEXT_LIMIT
+    assert state.finished and shown > 50
