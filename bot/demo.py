@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import hashlib
 import random
+import re
 import socket
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -258,6 +259,14 @@ class Table:
         assert state is not None
         return f"{seat} · {state.seats[seat].nick}"
 
+    def named(self, seat: int) -> str:
+        """How a sentence names a player, in the table's language (`#5 (Anna)`), as a
+        reader sees it: the nick as it is, not escaped."""
+        state = self.state
+        assert state is not None
+        nick = state.seats[seat].nick
+        return self.texts(self.texts.default, "vote.seat", seat=seat, nick=nick)
+
     async def press(self, seat: int, message: SimMessage, button: str | int) -> CallbackPress:
         press = await self.person(seat).press(message, button)
         await self.settle()
@@ -454,8 +463,10 @@ class Crowd:
             return None
         for message in self.table.person(seat).inbox():
             text = message.content
-            if text.startswith("🔎") and ("mafia" in text or "мафия" in text):
-                found = int(text[1:].split("·")[0].strip())
+            # "🔎 Игрок №6 (Вера) — мафия.": the first number after № or # is the seat.
+            seat_no = re.search(r"[№#](\d+)", text)
+            if text.startswith("🔎") and ("mafia" in text or "мафия" in text) and seat_no:
+                found = int(seat_no.group(1))
                 if state.is_alive(found):
                     return found
         return None

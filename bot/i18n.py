@@ -19,6 +19,12 @@ def escape(text: str) -> str:
     return html.escape(text, quote=False)
 
 
+def clip(text: str, limit: int) -> str:
+    """A name cut to `limit` characters with an ellipsis: for a chat's title (up to 128
+    characters) inside a callback answer, which Telegram holds to 200."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def _flatten(prefix: str, table: dict[str, Any], out: dict[str, str]) -> None:
     for key, value in table.items():
         name = f"{prefix}{key}"

@@ -41,6 +41,7 @@ from bot.rules.events import (
     VoteClosed,
     VoteOpened,
 )
+from bot.rules.sanctions import VCode
 from bot.rules.sheet import sheet
 from bot.rules.state import GameState
 
@@ -114,8 +115,23 @@ def label(state: GameState, seat: int) -> str:
     return f"{seat} · {escape(state.seats[seat].nick)}"
 
 
-def mention(state: GameState, seat: int) -> str:
-    return f'<a href="tg://user?id={state.seats[seat].user_id}">{label(state, seat)}</a>'
+def named(state: GameState, seat: int, t: Texts, lang: str, *, html: bool = True) -> str:
+    """How a sentence names a player: `№5 (Анна)`, `#5 (Anna)`. The sentence puts "игрок"
+    before it and declines that word, not the nick, so it reads right whatever the nick's
+    gender; buttons and lists keep the shorter `5 · Anna`. A callback answer is plain
+    text: there the nick goes unescaped (`html=False`)."""
+    nick = state.seats[seat].nick
+    return t(lang, "vote.seat", seat=seat, nick=escape(nick) if html else nick)
+
+
+def violation(code: VCode | None) -> str:
+    """The catalog key of what a sanction is for, in words: players read "за оскорбления",
+    not a code of the rules; a plain removal by the Host (no code) says nothing more."""
+    return f"sanction.for.{code.value.lower()}" if code else "sanction.for.none"
+
+
+def mention(state: GameState, seat: int, text: str) -> str:
+    return f'<a href="tg://user?id={state.seats[seat].user_id}">{text}</a>'
 
 
 def seat_buttons(state: GameState, seats: Sequence[int], make: CallbackMaker) -> list[Button]:
@@ -185,17 +201,22 @@ def render(
                     out.append(Post(user, text, protect=True, essential=True))
             case DayStarted(day=day, first_speaker=first):
                 key = "day.zero" if day == 0 else "day.start"
-                lines.append(t(g, key, day=day, first=label(state, first)))
+                lines.append(t(g, key, day=day, first=named(state, first, t, g)))
             case SpeechStarted(step=step, phase=phase, seat=seat, queue=queue, deadline=deadline):
                 seconds = _seconds(state, phase)
                 lines.append(
-                    t(g, f"turn.{phase.value}", speaker=mention(state, seat), seconds=seconds)
+                    t(
+                        g,
+                        f"turn.{phase.value}",
+                        speaker=mention(state, seat, named(state, seat, t, g)),
+                        seconds=seconds,
+                    )
                 )
                 if not state.paused:  # a paused turn's end is not known yet (T2)
                     until = _clock_time(deadline, audience.timezone)
                     if queue:
                         lines[-1] += "\n" + t(
-                            g, "turn.until_next", until=until, next=label(state, queue[0])
+                            g, "turn.until_next", until=until, next=named(state, queue[0], t, g)
                         )
                     else:
                         lines[-1] += "\n" + t(g, "turn.until", until=until)
@@ -211,15 +232,20 @@ def render(
                 out.append(Unkey(audience.group_id, "turn"))
             case NominationMade(by=by, nominee=nominee):
                 make = CallbackMaker(TurnCb, gid, state.step)
-                line = t(g, "nomination.made", by=label(state, by), nominee=label(state, nominee))
+                line = t(
+                    g,
+                    "nomination.made",
+                    by=named(state, by, t, g),
+                    nominee=named(state, nominee, t, g),
+                )
                 pass_only = rows([Button(t(g, "button.pass"), make(0))])
                 out.append(Edit(audience.group_id, "turn", line, pass_only))
             case LeadersChosen(leaders=leaders, tally=tally):
-                counts = ", ".join(f"{label(state, s)}: {n}" for s, n in tally.items())
-                names = ", ".join(label(state, s) for s in leaders)
+                counts = ", ".join(f"{named(state, s, t, g)} — {n}" for s, n in tally.items())
+                names = ", ".join(named(state, s, t, g) for s in leaders)
                 lines.append(t(g, "vote.leaders", tally=counts, leaders=names))
             case LotDrawn(seat=seat):
-                lines.append(t(g, "lot.drawn", player=label(state, seat)))
+                lines.append(t(g, "lot.drawn", player=named(state, seat, t, g)))
             case VoteOpened(step=step, leaders=leaders):
                 make = CallbackMaker(VoteCb, gid, step)
                 # Abstaining has a row of its own, away from every leader's button.
@@ -232,12 +258,13 @@ def render(
                 lines.append(_vote_closed(state, g, t, votes, leaving))
             case PlayerLeft(seat=seat, cause=cause) if not cause.gives_last_word:
                 key = "left.disqualified" if cause is Cause.DISQUALIFICATION else "left.removed"
-                lines.append(t(g, key, player=label(state, seat)))
+                lines.append(t(g, key, player=named(state, seat, t, g)))
             case NightStarted(step=step, night=night, phase=phase):
                 _night(state, audience, t, step, night, phase, lines, private)
             case CheckMade(by=by, target=target, is_mafia=is_mafia):
                 verdict = "night.check.mafia" if is_mafia else "night.check.civilian"
-                private(by, verdict, player=label(state, target))
+                lang = audience.lang_of(state.seats[by].user_id)
+                private(by, verdict, player=named(state, target, t, lang))
             case KillPicked(by=by, target=target):
                 # A partner's pick is added to the kill keyboard's message rather than sent
                 # as a message of its own: the mafioso is looking at that message anyway,
@@ -249,18 +276,19 @@ def render(
                     if partner == by:
                         continue
                     user = state.seats[partner].user_id
+                    lang = audience.lang_of(user)
                     line = t(
-                        audience.lang_of(user),
+                        lang,
                         "night.kill.partner",
-                        by=label(state, by),
-                        target=label(state, target),
+                        by=named(state, by, t, lang),
+                        target=named(state, target, t, lang),
                     )
                     out.append(Edit(user, _kill_key(partner), line, keyboard, or_post=True))
             case NightEnded(victim=victim):
                 if victim is None:
                     lines.append(t(g, "morning.miss"))
                 else:
-                    lines.append(t(g, "morning.victim", player=label(state, victim)))
+                    lines.append(t(g, "morning.victim", player=named(state, victim, t, g)))
             case Paused(remaining=remaining):
                 lines.append(t(g, "host.paused", seconds=_fmt(remaining)))
             case Resumed():
@@ -272,8 +300,8 @@ def render(
                     t(
                         g,
                         "sanction.given",
-                        player=label(state, seat),
-                        code=code.value if code else "—",
+                        player=named(state, seat, t, g),
+                        reason=t(g, violation(code)),
                         penalty=t(g, f"penalty.{penalty.value}"),
                     )
                 )
@@ -361,8 +389,9 @@ def _night(
     if phase is Phase.ACQUAINTANCE:
         # N1: the mafiosi learn each other's numbers; the Commissioner meets the Host.
         lines.append(t(g, "night.zero", seconds=_fmt(state.settings.acquaintance_seconds)))
-        partners = ", ".join(label(state, m) for m in mafia)
         for m in mafia:
+            lang = audience.lang_of(state.seats[m].user_id)
+            partners = ", ".join(named(state, p, t, lang) for p in mafia)
             private(m, "night.zero.mafia", partners=partners)
         if state.is_alive(commissioner):
             private(commissioner, "night.zero.commissioner")

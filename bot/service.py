@@ -24,7 +24,7 @@ import orjson
 from bot.clock import Clock, Timers
 from bot.i18n import Texts, escape
 from bot.lru import LRU
-from bot.render import Audience, Outgoing, Post, label, render
+from bot.render import Audience, Outgoing, Post, named, render
 from bot.rules import engine
 from bot.rules.actions import Action, RestartClock, Timeout
 from bot.rules.codec import from_json, to_json
@@ -687,7 +687,7 @@ class GameService:
         names = []
         for f in failed:
             seat = state.seat_of(f.chat_id)
-            names.append(label(state, seat) if seat else str(f.chat_id))
+            names.append(named(state, seat, self.t, lang) if seat else str(f.chat_id))
         text = self.t(lang, "host.undelivered", players=", ".join(sorted(set(names))))
         await self.sender.deliver(game.game_id, [Post(to, text)])
 
@@ -779,7 +779,7 @@ class GameService:
         left = state.paused_remaining
         if left is None and state.deadline is not None:
             left = max(0.0, state.deadline - self.clock.now())
-        speaker = label(state, state.speaker) if state.speaker else "—"
+        speaker = named(state, state.speaker, self.t, lang) if state.speaker else "—"
         text = self.t(
             lang,
             "host.resumed_after_restart",

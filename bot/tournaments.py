@@ -15,7 +15,7 @@ from typing import Any
 
 from bot.callbacks import BanCb
 from bot.i18n import escape
-from bot.render import Button, Post, label
+from bot.render import Button, Post, named
 from bot.rules.codec import to_json
 from bot.rules.errors import BadSettings
 from bot.rules.protocol import entry_from_json, public_entries
@@ -449,7 +449,7 @@ class TournamentService:
             "ban.ask",
             game=game.game_id,
             tournament=escape(tournament.name),
-            player=label(state, seat),
+            player=named(state, seat, t, lang),
         )
         confirm = BanCb(request=request.request_id, confirm=True).pack()
         decline = BanCb(request=request.request_id, confirm=False).pack()

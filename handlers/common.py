@@ -9,7 +9,7 @@ from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import Message
 
 from bot.i18n import LANGUAGES
-from bot.render import label
+from bot.render import named
 from bot.service import GameService
 from handlers.args import Arg, Word, takes
 from handlers.filters import IN_PRIVATE, Is
@@ -71,7 +71,7 @@ async def status_text(service: GameService, chat_id: int, lang: str) -> str:
     left = state.paused_remaining
     if left is None and state.deadline is not None:
         left = max(0.0, state.deadline - service.clock.now())
-    speaker = label(state, state.speaker) if state.speaker else "—"
+    speaker = named(state, state.speaker, t, lang) if state.speaker else "—"
     return t(
         lang,
         "status.running",

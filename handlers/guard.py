@@ -40,7 +40,7 @@ from aiogram.types import (
     TelegramObject,
 )
 
-from bot.render import label
+from bot.render import named
 from bot.rules.events import Phase
 from bot.rules.state import GameState
 from bot.service import GameService
@@ -113,7 +113,9 @@ async def _silence(
     if night and seat is not None and state.is_alive(seat):
         # N5: writing in the group at night is "opening eyes" (V3); the Host decides.
         lang = await service.user_lang(game.host_user_id)
-        text = service.t(lang, "night.eyes_open", player=label(state, seat), game=game.game_id)
+        text = service.t(
+            lang, "night.eyes_open", player=named(state, seat, service.t, lang), game=game.game_id
+        )
         try:
             await bot.send_message(game.host_user_id, text)
         except (TelegramForbiddenError, TelegramBadRequest):
@@ -121,7 +123,10 @@ async def _silence(
             await bot.send_message(
                 game.chat_id,
                 service.t(
-                    group_lang, "night.eyes_open", player=label(state, seat), game=game.game_id
+                    group_lang,
+                    "night.eyes_open",
+                    player=named(state, seat, service.t, group_lang),
+                    game=game.game_id,
                 ),
             )
 

@@ -15,7 +15,7 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.callbacks import SanctionCb, SignCb
 from bot.i18n import escape
-from bot.render import Button, Post, label
+from bot.render import Button, Post, named, violation
 from bot.rules.actions import Action, Extend, Pause, Resume, Sanction, Skip, Stop
 from bot.rules.errors import RuleError
 from bot.rules.sanctions import Offence, Penalty, VCode, penalty_for
@@ -143,8 +143,8 @@ async def warn(
     text = service.t(
         lang,
         "sanction.proposed",
-        player=label(state, seat),
-        code=code,
+        player=named(state, seat, service.t, lang),
+        reason=service.t(lang, violation(VCode(code))),
         penalty=service.t(lang, f"penalty.{penalty.value}"),
     )
     given = _given(state, seat)

@@ -17,7 +17,7 @@ from aiogram.types import (
 )
 
 from bot.callbacks import PresenceCb
-from bot.i18n import escape
+from bot.i18n import clip, escape
 from bot.render import Button
 from bot.sender import markup
 from bot.service import GameService, JoinOutcome
@@ -33,6 +33,9 @@ REQUIRED_RIGHTS = (
     "can_pin_messages",
     "can_invite_users",
 )
+# How much of a chat's title an alert quotes: the rest of "lobby.elsewhere" and a game
+# number take up to about 150 of the 200 characters an alert may hold.
+TITLE_IN_ALERT = 40
 
 
 async def missing_rights(bot: Bot, chat_id: int) -> list[str]:
@@ -263,7 +266,8 @@ async def present(
         await query.answer(service.t(lang, "lobby.present"))
     elif outcome.elsewhere is not None:
         chat = await service.repos.chats.get(outcome.elsewhere.chat_id)
-        title = chat.title or "" if chat else ""  # an alert is plain text: no escaping
+        # An alert is plain text (no escaping) of at most 200 characters: a long title is cut.
+        title = clip(chat.title or "", TITLE_IN_ALERT) if chat else ""
         text = service.t(lang, "lobby.elsewhere", title=title, game=outcome.elsewhere.game_id)
         await query.answer(text, show_alert=True)
     else:

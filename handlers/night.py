@@ -7,7 +7,7 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.callbacks import NightCb
 from bot.i18n import escape
-from bot.render import Post, label
+from bot.render import Post, named
 from bot.rules.actions import Check, Kill, PlayerAction
 from bot.rules.events import Phase
 from bot.rules.roles import Role
@@ -37,9 +37,9 @@ async def night_button(
         if seat and before.roles[seat] is Role.COMMISSIONER
         else ("night.kill.accepted")
     )
-    await query.answer(
-        service.t(lang, key, player=label(state, target), target=label(state, target))
-    )
+    # A callback answer is plain text: the nick goes in as it is, not escaped for HTML.
+    who = named(state, target, service.t, lang, html=False)
+    await query.answer(service.t(lang, key, player=who, target=who))
 
 
 async def relay(message: Message, service: GameService, lang: str) -> None:
@@ -61,7 +61,8 @@ async def relay(message: Message, service: GameService, lang: str) -> None:
             # Whole, however long: with its prefix a text may pass Telegram's limit, and
             # then goes out as two messages (bot.longtext).
             said = escape(message.text)
-            text = service.t(partner_lang, "night.relay", by=label(state, seat), text=said)
+            by = named(state, seat, service.t, partner_lang)
+            text = service.t(partner_lang, "night.relay", by=by, text=said)
             posts.append(Post(user_id, text, protect=True))
         await service.sender.deliver(game.game_id, posts)
         return

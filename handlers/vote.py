@@ -6,7 +6,7 @@ from aiogram import Router
 from aiogram.types import CallbackQuery
 
 from bot.callbacks import VoteCb
-from bot.render import label
+from bot.render import named
 from bot.rules.actions import PlayerAction, Vote
 from bot.rules.state import GameState
 from bot.service import GameService
@@ -27,7 +27,8 @@ async def vote_button(
     if choice is None:
         await query.answer(service.t(lang, "vote.abstain_accepted"))
     else:
-        await query.answer(service.t(lang, "vote.accepted", choice=label(state, choice)))
+        who = named(state, choice, service.t, lang, html=False)
+        await query.answer(service.t(lang, "vote.accepted", choice=who))
 
 
 def make_router() -> Router:

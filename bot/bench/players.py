@@ -278,10 +278,10 @@ class Table:
         await self.load.act(person.press(keyboard, pick))
 
     def check_result(self, text: str) -> None:
-        if text.startswith("🔎") and "mafia" in text.lower():
-            seat = _seat_of_label(text[1:])
-            if seat is not None:
-                self.seating.suspects.append(seat)
+        # "🔎 Player #6 (Vera) is mafia.": the first number after # or № is the seat.
+        seat = re.search(r"[№#](\d+)", text)
+        if text.startswith("🔎") and "mafia" in text.lower() and seat:
+            self.seating.suspects.append(int(seat.group(1)))
 
     # -- the end ------------------------------------------------------------------------------
 

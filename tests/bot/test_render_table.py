@@ -192,9 +192,9 @@ def test_a_turn_says_until_when_by_the_chats_clock_and_who_speaks_next() -> None
     assert isinstance(moscow, Post) and isinstance(utc, Post)
     hms = time.strftime("%H:%M:%S", time.gmtime(state.deadline))
     moscow_hms = time.strftime("%H:%M:%S", time.gmtime(state.deadline + 3 * 3600))
-    after = f"{state.queue[0]} · {nick(game, state.queue[0])}"
-    assert f"До {moscow_hms}. Следующий — {after}." in moscow.text
-    assert f"Until {hms}. Next: {after}." in utc.text
+    after = f"{state.queue[0]} ({nick(game, state.queue[0])})"
+    assert f"До {moscow_hms}. Следующий — игрок №{after}." in moscow.text
+    assert f"Until {hms}. Next: player #{after}." in utc.text
 
 
 def test_the_last_turn_of_a_round_names_nobody_next() -> None:

@@ -320,7 +320,7 @@ async def test_the_sheet_is_signed_by_the_host_alone(club: Club) -> None:
     for person in (civilian, removed, club.observer):
         assert await club.press(person, sheet, "Sign the sheet") == ONLY_HOST
     await club.press(club.host, sheet, "Sign the sheet")
-    assert "signed the sheet" in club.group.messages()[-1].content
+    assert "The sheet is signed" in club.group.messages()[-1].content
 
 
 # --- the speaker's --------------------------------------------------------------------------
@@ -396,7 +396,8 @@ async def test_voting_is_for_living_players(club: Club) -> None:
         assert await club.press(person, ballot, button) == why
     assert club.state.votes == {}
     voter = club.player(Role.MAFIA)
-    assert await club.press(voter, ballot, button) == f"Your vote: {button}."
+    named = club.table.named(target)
+    assert await club.press(voter, ballot, button) == f"Your vote: player {named}."
     assert club.state.votes == {club.state.seat_of(voter.id): target}
 
 
@@ -428,10 +429,11 @@ async def test_night_buttons_are_the_commissioners_and_the_mafias(club: Club) ->
     label = club.table.label(target)
     keyboard = club.table.latest(commissioner.inbox(), "n:")
     assert keyboard is not None
-    assert await club.press(commissioner, keyboard, label) == f"Checking {label}…"
+    named = club.table.named(target)
+    assert await club.press(commissioner, keyboard, label) == f"Checking player {named}…"
     keyboard = club.table.latest(mafioso.inbox(), "n:")
     assert keyboard is not None
-    assert await club.press(mafioso, keyboard, label) == f"Your pick: {label}."
+    assert await club.press(mafioso, keyboard, label) == f"Your pick: player {named}."
     assert club.state.check == target and target in club.state.kill_picks.values()
 
 
@@ -458,7 +460,7 @@ async def test_the_night_relay_is_the_mafias(club: Club) -> None:
     seat = state.seat_of(mafioso.id)
     assert seat is not None
     for partner in partners:
-        assert partner.inbox()[-1].content == f"💬 {club.table.label(seat)}: seat 3"
+        assert partner.inbox()[-1].content == f"💬 {club.table.named(seat)}: seat 3"
 
 
 async def test_in_the_group_only_the_speaker_and_the_host_write(club: Club) -> None:
@@ -496,7 +498,7 @@ async def test_in_the_group_only_the_speaker_and_the_host_write(club: Club) -> N
     }
     # N5: a player's eyes open at night are the Host's to judge (V3); an observer's are not.
     reported = [m.content for m in club.host.inbox()[reports:]]
-    assert len(reported) == 2 and all("(V3)" in text for text in reported)
+    assert len(reported) == 2 and all("wrote in the group at night" in text for text in reported)
 
 
 # --- everybody's ----------------------------------------------------------------------------
@@ -538,9 +540,9 @@ async def test_everybodys_commands_answer_everybody(club: Club) -> None:
 # --- the secrets ----------------------------------------------------------------------------
 
 # How a role shows: its name on a card or a sheet, a check's verdict, the state's own form.
-ROLE_WORDS = ("Civilian", "Commissioner", "Mafia", "Your card", "is mafia", "is civilian")
+ROLE_WORDS = ("Civilian", "Commissioner", "Mafia", "Your card", "is mafia", "is a civilian")
 # In a log line "Mafia" is also the bot's name ("Mafia Table"); the rest still tells a role.
-LOG_WORDS = ("Civilian", "Commissioner", "Role.", '"roles"', "is mafia", "is civilian")
+LOG_WORDS = ("Civilian", "Commissioner", "Role.", '"roles"', "is mafia", "is a civilian")
 
 
 async def test_roles_and_the_seed_stay_secret_until_the_end(

@@ -32,7 +32,7 @@ async def test_a_restart_mid_game_resumes_where_it_was(tmp_path: Path) -> None:
         speaker, step = state.speaker, state.step
         await table.restart()
         notice = next(m for m in reversed(table.group.messages()) if "goes on" in m.content)
-        assert speaker is not None and table.label(speaker) in notice.content
+        assert speaker is not None and table.named(speaker) in notice.content
         resumed = table.state
         assert resumed is not None and resumed.step == step  # the same turn, not a new one
         final = await play(table, crowd)
@@ -174,7 +174,7 @@ async def test_S3_D10_a_crash_between_cards_resends_only_what_was_in_flight(
         state = table.state
         assert state is not None and state.commitment in seating.content
         turn = table.turn_message()
-        assert "introduce yourself: 30 s" in turn.content
+        assert "has the floor: introductions, 30 s" in turn.content
         assert state.phase is Phase.INTRODUCTION and state.step == 1
         assert state.deadline == table.clock.now() + 30  # the full time, from the restart
         stored = await service.repos.protocol.read(state.game_id)

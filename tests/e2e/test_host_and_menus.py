@@ -84,7 +84,7 @@ async def test_the_sheet_is_signed_by_the_host_once() -> None:
         assert refused.answer is not None and refused.answer.show_alert
         await table.host.press(sheet, "Sign the sheet")
         await table.settle()
-        assert "signed the sheet" in table.group.messages()[-1].content
+        assert "The sheet is signed" in table.group.messages()[-1].content
         again = await table.host.press(sheet, "Sign the sheet")
         await table.settle()
         assert again.answer is not None and again.answer.text == "The sheet is already signed."
@@ -134,7 +134,7 @@ async def test_status_tells_phase_speaker_and_time(table: Table) -> None:
     await table.host.send(table.group, "/status")  # a player not speaking hears in private
     await table.settle()
     status = table.group.messages()[-1].content
-    assert "introductions" in status and table.label(state.speaker) in status
+    assert "introductions" in status and table.named(state.speaker) in status
     # The turn's clock started with the turn; a card paced by the chat's window may have
     # cost a second of it since.
     assert state.deadline is not None

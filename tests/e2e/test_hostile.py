@@ -875,8 +875,8 @@ async def test_a_player_who_blocks_the_bot_is_named_to_the_host_only() -> None:
         state = await table.wait_for(lambda s: s.phase is Phase.ROUND_1 and s.day == 2)
         assert not any("could not write" in m.content for m in table.group.messages())
         told = [m.content for m in table.host.inbox() if "could not write" in m.content]
-        assert told and all(table.label(mafioso) in text for text in told)
-        assert any(table.label(commissioner) in text for text in told)
+        assert told and all(table.named(mafioso) in text for text in told)
+        assert any(table.named(commissioner) in text for text in told)
         missed = len(table.person(mafioso).inbox())
         await table.person(mafioso).start_bot()  # back: what was missed comes now
         await table.settle()

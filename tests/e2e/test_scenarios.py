@@ -31,7 +31,7 @@ async def test_D4_three_nominees_tied_all_go_to_the_vote(table: Table) -> None:
         await table.pass_turn()
     state = await table.wait_for(at(Phase.DEFENCE))
     assert sorted(state.leaders) == sorted(targets)
-    names = ", ".join(table.label(s) for s in sorted(targets))
+    names = ", ".join(table.named(s) for s in sorted(targets))
     assert any(f"To the final vote: {names}" in m.content for m in table.group.messages())
     await table.wait_for(at(Phase.VOTE))
     ballot = table.latest(table.group.messages(), "v:")
@@ -71,7 +71,7 @@ async def test_D7_a_final_vote_tie_sends_both_leaders_out(table: Table) -> None:
         assert f"#{leader} ({nick(leader)}) — {len(voters)} votes: {seats}" in result.content
     low, high = sorted((a, b))
     assert (
-        f"A tie: #{low} ({nick(low)}) and #{high} ({nick(high)}) have the same"
+        f"A tie: players #{low} ({nick(low)}) and #{high} ({nick(high)}) have the same"
         " number of votes — all of them leave the game." in result.content
     )
     assert state.phase is Phase.LAST_WORDS and state.speaker in (a, b)  # D9
@@ -80,10 +80,10 @@ async def test_D7_a_final_vote_tie_sends_both_leaders_out(table: Table) -> None:
 @pytest.mark.rule("D8")
 async def test_D8_a_day_without_nominations_ends_with_the_lot(table: Table) -> None:
     state = await table.wait_for(at(Phase.LAST_WORDS, 1))
-    lot = next(m for m in table.group.messages() if "The lot falls on" in m.content)
+    lot = next(m for m in table.group.messages() if "By lot, player" in m.content)
     seat = state.speaker
     assert seat is not None and state.seats[seat].left is Cause.LOT
-    assert table.label(seat) in lot.content
+    assert f"By lot, player {table.named(seat)} leaves the game." in lot.content
 
 
 @pytest.mark.rule("N3")
@@ -103,7 +103,7 @@ async def test_N3_mafia_picks_that_disagree_are_a_miss(table: Table) -> None:
     assert len(state.living()) == living_before
     assert any("Nobody died tonight" in m.content for m in table.group.messages())
     verdict = table.person(commissioner).inbox()[-1].content
-    assert verdict == f"🔎 {table.label(suspect)} is mafia."  # N2: the exact answer
+    assert verdict == f"🔎 Player {table.named(suspect)} is mafia."  # N2: the exact answer
 
 
 @pytest.mark.rule("N3")
@@ -118,10 +118,10 @@ async def test_N3_a_partners_pick_is_added_to_the_kill_message_not_sent_anew(tab
     assert len(partner.inbox()) == before
     kill = table.latest(partner.inbox(), "n:")
     assert kill is not None
-    assert f"🔪 {table.label(first)} picks {table.label(victim)}." in kill.content
+    assert f"🔪 Player {table.named(first)} picks player {table.named(victim)}." in kill.content
     await table.restart()  # the kill message's id is forgotten with the process
     await table.night_pick(second, victim)
-    line = f"🔪 {table.label(second)} picks {table.label(victim)}."
+    line = f"🔪 Player {table.named(second)} picks player {table.named(victim)}."
     assert table.person(first).inbox()[-1].content == line  # so the pick comes on its own
     assert kill.buttons(), "the night goes on: the keyboard stays"
     for mafioso in rest:
@@ -139,7 +139,7 @@ async def test_N6_an_agreed_kill_is_announced_in_the_morning(table: Table) -> No
     state = await table.wait_for(at(Phase.LAST_WORDS, 1))
     assert state.speaker == victim and state.seats[victim].left is Cause.KILL
     assert any(
-        f"Killed tonight: {table.label(victim)}" in m.content for m in table.group.messages()
+        f"Killed tonight: player {table.named(victim)}" in m.content for m in table.group.messages()
     )
 
 
@@ -167,20 +167,20 @@ async def test_N5_writing_in_the_group_at_night_is_deleted_and_reported(table: T
     await table.settle()
     assert message.deleted
     report = table.host.inbox()[-1].content
-    assert table.label(seat) in report and "(V3)" in report
+    assert f"player {table.named(seat)} wrote in the group at night" in report
 
 
 @pytest.mark.rule("N1")
 async def test_N1_the_mafia_meet_and_confer_through_the_bot(table: Table) -> None:
     state = await table.wait_for(at(Phase.ACQUAINTANCE))
     first, *others = state.living_mafia()
-    names = ", ".join(table.label(m) for m in state.living_mafia())
+    names = ", ".join(table.named(m) for m in state.living_mafia())
     assert names in table.person(first).inbox()[-1].content
     await table.person(first).send(table.person(first).private, "Let's go for seat 2")
     await table.settle()
     for partner in others:
         assert table.person(partner).inbox()[-1].content == (
-            f"💬 {table.label(first)}: Let's go for seat 2"
+            f"💬 {table.named(first)}: Let's go for seat 2"
         )
     civilian = next(s for s in state.living() if state.roles[s] is Role.CIVILIAN)
     assert all("Let's go" not in m.content for m in table.person(civilian).inbox())

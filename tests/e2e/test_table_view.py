@@ -111,8 +111,8 @@ async def test_D10_N5_an_edit_out_of_turn_is_deleted_and_at_night_reported(table
     await table.settle()
     assert said.deleted
     reports = [m.content for m in table.host.inbox()][len(before) :]
-    assert len(reports) == 1 and "at night (V3)" in reports[0]
-    assert f"{second} · {state.seats[second].nick}" in reports[0]
+    assert len(reports) == 1 and "wrote in the group at night" in reports[0]
+    assert f"player #{second} ({state.seats[second].nick})" in reports[0]
 
 
 @pytest.mark.rule("D10")
@@ -151,4 +151,5 @@ async def test_D10_N5_a_question_out_of_turn_is_deleted_and_answered_in_private(
     await table.settle()
     assert night.deleted
     told = table.host.inbox()[reports:]
-    assert len(told) == 1 and "(V3)" in told[0].content and table.label(seat) in told[0].content
+    text = told[0].content if told else ""
+    assert len(told) == 1 and f"player {table.named(seat)} wrote in the group at night" in text

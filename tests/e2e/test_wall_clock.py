@@ -72,7 +72,7 @@ async def test_a_game_left_to_its_timers_plays_to_the_end(tmp_path: Path) -> Non
                 if state is not None and state.finished:
                     break
         assert state.winner is not None
-        assert any("The lot falls on" in m.content for m in group.messages())
+        assert any("By lot, player" in m.content for m in group.messages())
         assert any("s left." in m.content for m in group.messages())  # the warnings
         sandbox.assert_no_bot_errors()
     finally:
