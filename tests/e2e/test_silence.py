@@ -21,6 +21,7 @@ ONLY_HOST = "Only the Host can do that."
 NOT_YOUR_TURN = "It is not your turn."
 NOT_NOW = "Not now: that is for another phase of the game."
 PRIVATE_ONLY = "That command works in my private chat, not in a group."
+EYES_OPEN = "wrote in the group at night"  # the Host's V3 report (N5)
 
 # A command of each kind a group can see, and how the answer in private starts (None: no
 # answer at all, but the message goes all the same).
@@ -97,7 +98,7 @@ async def test_D10_every_command_out_of_turn_is_deleted_and_answered_in_private(
         assert said == answer if answer is None else (said or "").startswith(answer), command
     state = table.state
     assert state is not None and (state.step, state.paused, state.deadline) == before[:3]
-    assert table.host.inbox() == [] or not any("(V3)" in m.content for m in table.host.inbox())
+    assert table.host.inbox() == [] or not any(EYES_OPEN in m.content for m in table.host.inbox())
 
 
 @pytest.mark.rule("N5")
@@ -113,7 +114,7 @@ async def test_N5_every_command_at_night_is_deleted_answered_in_private_and_repo
         assert said == answer if answer is None else (said or "").startswith(answer), command
         # V3: each living player who wrote, command or not, is the Host's to judge.
         told = [m.content for m in table.host.inbox()[reports:]]
-        assert len(told) == 1 and "(V3)" in told[0] and table.label(seat) in told[0], command
+        assert len(told) == 1 and EYES_OPEN in told[0] and table.named(seat) in told[0], command
         reports += 1
     assert table.state is not None and table.state.phase is Phase.ACQUAINTANCE
 
