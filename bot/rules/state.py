@@ -54,6 +54,9 @@ class SeatState:
     nick: str
     alive: bool = True
     left: Cause | None = None
+    # When it left, as the table tells it: the day (or night) number, and which of them.
+    left_day: int | None = None
+    left_at_night: bool = False
 
 
 @dataclass(frozen=True)
@@ -191,7 +194,20 @@ def evolve(state: GameState, event: Event) -> None:
             state.votes = dict(votes)
             state.deadline = None
         case PlayerLeft(seat=seat, cause=cause):
-            state.seats[seat] = replace(state.seats[seat], alive=False, left=cause)
+            # A night's departures (its kill, a removal during it or during the morning's
+            # last word) carry that night's number; the day after it has the next one.
+            at_night = (
+                cause is Cause.KILL
+                or state.phase in (Phase.NIGHT, Phase.ACQUAINTANCE)
+                or (state.phase is Phase.LAST_WORDS and state.last_words_then is Phase.ROUND_1)
+            )
+            state.seats[seat] = replace(
+                state.seats[seat],
+                alive=False,
+                left=cause,
+                left_day=state.day,
+                left_at_night=at_night,
+            )
         case LastWordsBegan(then=then):
             state.last_words_then = then
         case NightStarted(step=step, night=night, phase=phase, deadline=deadline):
