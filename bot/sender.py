@@ -63,8 +63,15 @@ SWEEP_EVERY = 1_000
 # Which waiting call goes first when a window opens: the lower, the sooner. STALE is for
 # buttons whose moment has passed: they go in a quiet minute, never in the game's way.
 GAME, REPLY, COSMETIC, STALE = 0, 1, 2, 3
+# The pinned table's edits: after stale buttons, in what room they leave.
+BOARD_EDIT = 4
 # How much of a group's window a call of that priority may fill (the rest is left free).
-SHARE = {STALE: 0.35}  # a third: a burst of quick turns goes no slower for it
+SHARE = {
+    # Half, in a minute with room to spare: a burst of quick turns still has the other
+    # half, and the table's edits (below) never leave the stale buttons short.
+    STALE: 0.5,
+    BOARD_EDIT: 0.25,  # a quarter: the table waits out a busy minute, folded meanwhile
+}
 # The priority of the calls the current task makes; unset, a call gets its default.
 PRIORITY: ContextVar[int | None] = ContextVar("priority", default=None)
 
@@ -453,7 +460,7 @@ class Sender:
             self._board_workers[game_id] = asyncio.create_task(self._show_board(game_id))
 
     async def _show_board(self, game_id: int) -> None:
-        token = PRIORITY.set(STALE)
+        token = PRIORITY.set(BOARD_EDIT)
         try:
             while game_id in self._boards:
                 chat_id, _, _ = self._boards[game_id]

@@ -550,9 +550,11 @@ class GameService:
             if posted is not None and posted.message_id is None:
                 return  # still to go out with the deal: it shows the table as it is then
             if posted is not None and posted.message_id is not None:
-                old: Post = from_json(Post, json.loads(posted.payload_json))
+                # What it shows is not stored: taken to be the table as it is now (edits
+                # are made at once, a crash rarely catches one), so that the first edit
+                # after a restart is for a change, never a refused "not modified" one.
                 self.sender.remembered[key] = Remembered(
-                    posted.chat_id, posted.message_id, old.text, None
+                    posted.chat_id, posted.message_id, board_text(state, lang, self.t), None
                 )
         text = board_text(state, lang, self.t)
         self.sender.board(game.game_id, game.chat_id, text, self._board_reposted)
