@@ -54,7 +54,9 @@ def _now(state: GameState, lang: str, t: Texts) -> list[str]:
         lines = [t(lang, "board.night", night=state.day)]
     else:
         phase = t(lang, f"phase.{state.phase.value}")
-        lines = [t(lang, "board.day", day=state.day, phase=phase)]
+        # The last word after a night opens the next day (its number comes with it).
+        day = state.day + 1 if _morning(state) else state.day
+        lines = [t(lang, "board.day", day=day, phase=phase)]
     if state.paused:
         lines[0] += " " + t(lang, "board.paused")
     if state.phase in _SPEECH_PHASES and state.speaker is not None:
@@ -81,7 +83,9 @@ def _seat_line(state: GameState, seat: SeatState, lang: str, t: Texts) -> str:
         key = "board.warnings_named" if what else "board.warnings"
         line += " " + t(lang, key, count=len(warnings), what=what)
     if state.phase is Phase.OVER and seat.seat in state.roles:
-        line += " — " + t(lang, f"role.{state.roles[seat.seat].value}")
+        line = t(
+            lang, "board.role", line=line, role=t(lang, f"role.{state.roles[seat.seat].value}")
+        )
     return line
 
 
@@ -112,10 +116,15 @@ def _nominations(state: GameState, lang: str, t: Texts) -> str:
     """D3-D4: the day's nominees in the order they were put up; in the vote, its leaders."""
     if state.phase in _NIGHTS or state.finished or state.phase is Phase.SETUP:
         return ""
-    if state.phase is Phase.LAST_WORDS and state.last_words_then is Phase.ROUND_1:
-        return ""  # the morning's last word: yesterday's nominations are over
+    if _morning(state):
+        return ""  # the last word after a night: yesterday's nominations are over
     nominees = list(dict.fromkeys(state.nominations.values()))
     if not nominees:
         return ""
     named = ", ".join(_numbered(state, s, lang, t) for s in nominees)
     return t(lang, "board.nominated", nominees=named)
+
+
+def _morning(state: GameState) -> bool:
+    """The last word of the night's victim: the morning before the next day's speeches."""
+    return state.phase is Phase.LAST_WORDS and state.last_words_then is Phase.ROUND_1

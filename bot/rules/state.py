@@ -194,18 +194,15 @@ def evolve(state: GameState, event: Event) -> None:
             state.votes = dict(votes)
             state.deadline = None
         case PlayerLeft(seat=seat, cause=cause):
-            # A night's departures (its kill, a removal during it or during the morning's
-            # last word) carry that night's number; the day after it has the next one.
-            at_night = (
-                cause is Cause.KILL
-                or state.phase in (Phase.NIGHT, Phase.ACQUAINTANCE)
-                or (state.phase is Phase.LAST_WORDS and state.last_words_then is Phase.ROUND_1)
-            )
+            # A night's departures (its kill, a removal during it) carry that night's
+            # number; one during the morning's last word is of the day it opens.
+            morning = state.phase is Phase.LAST_WORDS and state.last_words_then is Phase.ROUND_1
+            at_night = cause is Cause.KILL or state.phase in (Phase.NIGHT, Phase.ACQUAINTANCE)
             state.seats[seat] = replace(
                 state.seats[seat],
                 alive=False,
                 left=cause,
-                left_day=state.day,
+                left_day=state.day + 1 if morning and not at_night else state.day,
                 left_at_night=at_night,
             )
         case LastWordsBegan(then=then):
