@@ -137,10 +137,17 @@ def test_nicks_are_escaped_and_a_pause_is_shown() -> None:
 
 
 def test_sixteen_seats_fit_one_message() -> None:
+    """The longest table: 16 seats, Telegram's longest first names (64 characters), every
+    seat warned twice, everybody nominated."""
     game = Game(16)
     for seat in game.state.seats.values():
-        game.state.seats[seat.seat] = replace(seat, nick="Ж" * 32)
+        game.state.seats[seat.seat] = replace(seat, nick="Ж" * 64)
     for seat in range(1, 17):
         game.act(Sanction(seat, Penalty.WARNING, VCode.V7))
         game.act(Sanction(seat, Penalty.WARNING, VCode.V5))
-    assert fits(board_text(game.state, "ru", TEXTS))
+    game.advance_to(Phase.ROUND_2, 1)
+    game.state.nominations = {s: s % 16 + 1 for s in range(1, 17)}
+    for lang in LANGUAGES:
+        text = board_text(game.state, lang, TEXTS)
+        assert fits(text), len(text)
+        assert "⚠️2" in line_of(text, 16)
