@@ -550,7 +550,14 @@ async def play_demo(config: Config, players: int, seed: int, lang: str, out: Tex
         await table.gather()
         await table.begin()
         state = await play(table, Crowd(table, random.Random(seed), lang))
+        # The table message's last edit waits for a quiet minute of the group's window.
+        table.clock.set(table.clock.now() + 60)
+        await asyncio.sleep(0.05)
+        await table.settle()
         out.write(table.sandbox.transcript() + "\n\n")
+        pinned = table.group.pinned
+        if pinned is not None:
+            out.write(table.texts(lang, "demo.table") + "\n" + pinned.content + "\n\n")
         table.sandbox.assert_no_bot_errors()
         assert state.winner is not None  # play() returns only a finished game
         side = table.texts(lang, f"demo.{state.winner.value}")

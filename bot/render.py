@@ -1,8 +1,8 @@
 """Rendering: events in, messages out. A pure function, tested without Telegram.
 
-All events of one action become at most one new group message (plus the pinned
-seating at the deal), which keeps a game well inside Telegram's 20 messages a minute
-per group. Private messages go to the players the event concerns.
+All events of one action become at most one new group message (plus the pinned table
+message at the deal, `bot.board`), which keeps a game well inside Telegram's 20 messages
+a minute per group. Private messages go to the players the event concerns.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
+from bot.board import BOARD, board_text
 from bot.callbacks import NightCb, SignCb, TurnCb, VoteCb
 from bot.i18n import Texts, escape
 from bot.rules.events import (
@@ -186,12 +187,12 @@ def render(
 
     for event in events:
         match event:
-            case SeatsDrawn(seating=seating):
-                seats = "\n".join(label(state, a.seat) for a in seating)
-                text = t(g, "game.seating", game=gid, seats=seats, commitment=state.commitment)
-                # Essential: the seating and the seed's commitment (S3) are what the deal
-                # must deliver, whatever happens to the bot meanwhile.
-                out.append(Post(audience.group_id, text, pin=True, essential=True))
+            case SeatsDrawn():
+                # The table message: the seating and the seed's commitment (S3), pinned,
+                # then edited as the game goes. Essential: they are what the deal must
+                # deliver, whatever happens to the bot meanwhile.
+                text = board_text(state, g, t)
+                out.append(Post(audience.group_id, text, pin=True, remember=BOARD, essential=True))
             case CardsDealt(roles=roles):
                 for seat, role in sorted(roles.items()):
                     user = state.seats[seat].user_id

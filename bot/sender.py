@@ -19,6 +19,9 @@ private chat and 20 a minute into one group (an edit counts like a message), and
 - Buttons whose moment has passed (`Unkey`) are taken off the message that still shows
   them: folded into it while it waits in the queue, otherwise by a cosmetic edit of that
   very message, which lets the chat's next posts go first.
+- The pinned table message (`bot.board`) is shown its latest text by an edit of its
+  own, in a quiet moment of the group's window: only the latest text waits, so however
+  fast the game goes, the table costs at most a few edits a minute and never a turn's.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from aiogram.methods import Response, TelegramMethod
 from aiogram.methods.base import TelegramType
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
+from bot.board import BOARD
 from bot.clock import Clock
 from bot.longtext import fits
 from bot.render import Edit, Keyboard, Outgoing, Post, Unkey
@@ -59,8 +63,15 @@ SWEEP_EVERY = 1_000
 # Which waiting call goes first when a window opens: the lower, the sooner. STALE is for
 # buttons whose moment has passed: they go in a quiet minute, never in the game's way.
 GAME, REPLY, COSMETIC, STALE = 0, 1, 2, 3
+# The pinned table's edits: after stale buttons, in what room they leave.
+BOARD_EDIT = 4
 # How much of a group's window a call of that priority may fill (the rest is left free).
-SHARE = {STALE: 0.35}  # a third: a burst of quick turns goes no slower for it
+SHARE = {
+    # Half, in a minute with room to spare: a burst of quick turns still has the other
+    # half, and the table's edits (below) never leave the stale buttons short.
+    STALE: 0.5,
+    BOARD_EDIT: 0.25,  # a quarter: the table waits out a busy minute, folded meanwhile
+}
 # The priority of the calls the current task makes; unset, a call gets its default.
 PRIORITY: ContextVar[int | None] = ContextVar("priority", default=None)
 
@@ -91,6 +102,8 @@ class Undelivered:
 Outcome = int | Undelivered | None  # a message id, a person out of reach, or nothing
 # What is told of each message as it goes out: (item index, message id).
 Ticker = Callable[[int, int], Awaitable[None]]
+# Told when the table message had to be posted anew: (game, chat, message id, text).
+Reposted = Callable[[int, int, int, str], Awaitable[None]]
 
 
 @dataclass
@@ -354,6 +367,11 @@ class Sender:
         # their own so that nothing the game needs ever waits behind them.
         self._stale: dict[int, deque[tuple[int, str, int]]] = {}
         self._stale_workers: dict[int, asyncio.Task[None]] = {}
+        # The table message's latest text per game, not yet shown, and the worker that
+        # shows it (`board`).
+        self._boards: dict[int, tuple[int, str, Reposted | None]] = {}
+        self._board_workers: dict[int, asyncio.Task[None]] = {}
+        self._quiet: dict[int, asyncio.Event] = {}  # set when a chat's queue runs dry
 
     def forget(self, game_id: int) -> None:
         """The game is long over: its messages will not be edited again."""
@@ -367,7 +385,8 @@ class Sender:
         it is dropped if its turn ends first; nor do stale buttons waiting for room.
         """
         pending = itertools.chain(self._sending.values(), *self._queues.values())
-        stale = len(self._stale_workers) > self.limiter.lazy_sleeping  # on their way
+        lazy = len(self._stale_workers) + len(self._board_workers)
+        stale = lazy > self.limiter.lazy_sleeping  # on their way
         ticking = any(not t.done() for t in self._ticking)
         return any(not q.note for q in pending) or stale or ticking
 
@@ -422,6 +441,69 @@ class Sender:
         for the chat before it went out (the turn it speaks of is over).
         """
         self._enqueue(game_id, Edit(chat_id, key, line), note=True, priority=COSMETIC)
+
+    def board(
+        self, game_id: int, chat_id: int, text: str, reposted: Reposted | None = None
+    ) -> None:
+        """Show `text` on the game's pinned table message, when the group has room to spare.
+
+        Cosmetic and folded: a newer text replaces one still waiting, and the edit waits
+        behind the chat's queue and for a quiet window, so that no turn waits for it. A
+        table message this process does not know (lost in a restart, or deleted) is posted
+        and pinned anew, and `reposted` is told its id.
+        """
+        shown = self.remembered.get((game_id, BOARD))
+        if shown is not None and shown.text == text and game_id not in self._boards:
+            return
+        self._boards[game_id] = (chat_id, text, reposted)
+        if game_id not in self._board_workers:
+            self._board_workers[game_id] = asyncio.create_task(self._show_board(game_id))
+
+    async def _show_board(self, game_id: int) -> None:
+        token = PRIORITY.set(BOARD_EDIT)
+        try:
+            while game_id in self._boards:
+                chat_id, _, _ = self._boards[game_id]
+                # Behind what the game has queued for the group, then in its spare room.
+                while chat_id in self._workers:
+                    await self._quiet.setdefault(chat_id, asyncio.Event()).wait()
+                chat_id, text, reposted = self._boards.pop(game_id)
+                try:
+                    await self._edit_board(game_id, chat_id, text, reposted)
+                except TelegramForbiddenError as error:  # the bot is out of the group
+                    log.info("game %s: the table stays as it was: %s", game_id, error)
+                except Exception:  # the next change shows the table again
+                    log.exception("game %s: could not show the table", game_id)
+        finally:
+            PRIORITY.reset(token)
+            del self._board_workers[game_id]
+
+    async def _edit_board(
+        self, game_id: int, chat_id: int, text: str, reposted: Reposted | None
+    ) -> None:
+        shown = self.remembered.get((game_id, BOARD))
+        if shown is not None and shown.text == text:
+            return
+        if shown is not None:
+            try:
+                await self.bot.edit_message_text(
+                    chat_id=shown.chat_id, message_id=shown.message_id, text=text
+                )
+                shown.text = text
+                return
+            except TelegramBadRequest as error:
+                if "not modified" in error.message:
+                    shown.text = text
+                    return
+                # Deleted, or too old to edit: the table goes up again below.
+                log.info("game %s: the table message is gone: %s", game_id, error)
+        message = await self.bot.send_message(chat_id=chat_id, text=text)
+        self.remembered[(game_id, BOARD)] = Remembered(chat_id, message.message_id, text, None)
+        if reposted is not None:
+            await reposted(game_id, chat_id, message.message_id, text)
+        await self.bot.pin_chat_message(
+            chat_id=chat_id, message_id=message.message_id, disable_notification=True
+        )
 
     def _enqueue(
         self, game_id: int, item: Outgoing, note: bool = False, priority: int = GAME
@@ -515,6 +597,9 @@ class Sender:
             del self._workers[chat_id]
             if not queue:
                 del self._queues[chat_id]
+            quiet = self._quiet.pop(chat_id, None)
+            if quiet is not None:
+                quiet.set()
 
     async def _send(self, queued: _Queued) -> None:
         item = queued.item
@@ -584,6 +669,8 @@ async def _when_sent(queued: asyncio.Future[Outcome], index: int, sent: Ticker) 
     outcome = await queued
     if isinstance(outcome, int):
         await sent(index, outcome)
+
+
 def _key(item: Outgoing) -> str | None:
     """The remembered message an item makes or edits."""
     return item.remember if isinstance(item, Post) else item.key

@@ -21,6 +21,7 @@ from enum import StrEnum
 
 import orjson
 
+from bot.board import BOARD, board_text
 from bot.clock import Clock, Timers
 from bot.i18n import Texts, escape
 from bot.lru import LRU
@@ -40,7 +41,7 @@ from bot.rules.events import (
 from bot.rules.protocol import entry_to_json, stamp, state_from_json, state_to_json
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
-from bot.sender import COSMETIC, Sender, Undelivered
+from bot.sender import COSMETIC, Remembered, Sender, Undelivered
 from bot.updates import HandledUpdates
 from storage.chats import ChatType
 from storage.games import Game, GameStatus, LobbyPlayer
@@ -85,6 +86,8 @@ COMMIT_RETRIES = (2.0, 4.0, 8.0, 16.0, 30.0)
 # step N ("turn:N"), kept so that a restart can tell whether the group ever heard of the
 # turn it finds running.
 OUTBOX_POST, OUTBOX_TURN = "post", "turn:"
+# The pinned table message (`bot.board`): its id is what a restart needs to go on editing it.
+OUTBOX_BOARD = "board"
 
 
 def _announcement(
@@ -505,7 +508,8 @@ class GameService:
         Telegram update behind the action is handled. Only then are timers armed and
         messages sent; what was sent is ticked off in the outbox.
         """
-        out = render(events, state, await self.audience(game, state), self.t)
+        audience = await self.audience(game, state)
+        out = render(events, state, audience, self.t)
         try:
             outbox, update_id = await self._store(game, state, events, now, status, out, also)
         except sqlite3.Error as error:
@@ -525,6 +529,52 @@ class GameService:
 
         delivery = await self.sender.deliver(game.game_id, out, sent=sent, track=outbox)
         await self._report_undelivered(game, state, delivery.failed, events)
+        await self.show_board(game, state, audience.group_lang)
+
+    async def show_board(self, game: Game, state: GameState, lang: str) -> None:
+        """The pinned table message follows the state (cosmetic: the sender folds and paces it).
+
+        After a restart the sender no longer knows the message: its id is read back from
+        the outbox. A table message the deal has not delivered yet is left to the outbox
+        (`resend_unsent`); one never recorded is posted and pinned anew.
+        """
+        if not state.seats:
+            return
+        key = (game.game_id, BOARD)
+        if key not in self.sender.remembered:
+            try:
+                posted = await self.repos.outbox.latest(game.game_id, OUTBOX_BOARD)
+            except sqlite3.Error:
+                log.exception("game %s: the table message could not be looked up", game.game_id)
+                return
+            if posted is not None and posted.message_id is None:
+                return  # still to go out with the deal: it shows the table as it is then
+            if posted is not None and posted.message_id is not None:
+                # What it shows is not stored: taken to be the table as it is now (edits
+                # are made at once, a crash rarely catches one), so that the first edit
+                # after a restart is for a change, never a refused "not modified" one.
+                self.sender.remembered[key] = Remembered(
+                    posted.chat_id, posted.message_id, board_text(state, lang, self.t), None
+                )
+        text = board_text(state, lang, self.t)
+        self.sender.board(game.game_id, game.chat_id, text, self._board_reposted)
+
+    async def _board_reposted(self, game_id: int, chat_id: int, message_id: int, text: str) -> None:
+        """A new table message went up: remembered, so that a restart edits this one."""
+        try:
+            async with self.repos.database.transaction():
+                queued = await self.repos.outbox.enqueue(
+                    game_id=game_id,
+                    chat_id=chat_id,
+                    kind=OUTBOX_BOARD,
+                    payload_json=_dumps(to_json(Post(chat_id, text, pin=True, remember=BOARD))),
+                    now=self.clock.now(),
+                )
+                await self.repos.outbox.mark_sent(
+                    queued.outbox_id, message_id=message_id, now=self.clock.now()
+                )
+        except sqlite3.Error:
+            log.exception("game %s: the new table message could not be recorded", game_id)
 
     async def _store(
         self,
@@ -552,6 +602,8 @@ class GameService:
             announced = _announcement(events, state, out, game.chat_id)
             for index, item in enumerate(out):
                 kind = OUTBOX_POST if isinstance(item, Post) and item.essential else None
+                if kind is not None and isinstance(item, Post) and item.remember == BOARD:
+                    kind = OUTBOX_BOARD
                 if index == announced:
                     kind = f"{OUTBOX_TURN}{state.step}"
                 if kind is not None:
@@ -751,6 +803,13 @@ class GameService:
             await self.resend_unsent()
         except Exception:
             log.exception("the outbox could not be sent again")
+        for game in games:  # after the outbox: a deal's table message is out by now
+            try:
+                state = await self.state(game.game_id)
+                if state is not None and not state.finished:
+                    await self.show_board(game, state, await self.chat_lang(game.chat_id))
+            except Exception:
+                log.exception("game %s: the table could not be shown", game.game_id)
         return len(games)
 
     async def _resume(self, game: Game, unsent: set[str]) -> None:

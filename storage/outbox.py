@@ -88,3 +88,11 @@ class OutboxRepository:
             (game_id, game_id),
         )
         return [_message(row) for row in rows]
+
+    async def latest(self, game_id: int, kind: str) -> OutboxMessage | None:
+        """The game's last message of `kind`, sent or not (the table message: `bot.board`)."""
+        row = await self._db.fetch_one(
+            "SELECT * FROM outbox WHERE game_id = ? AND kind = ? ORDER BY outbox_id DESC LIMIT 1",
+            (game_id, kind),
+        )
+        return None if row is None else _message(row)

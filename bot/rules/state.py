@@ -54,6 +54,9 @@ class SeatState:
     nick: str
     alive: bool = True
     left: Cause | None = None
+    # When it left, as the table tells it: the day (or night) number, and which of them.
+    left_day: int | None = None
+    left_at_night: bool = False
 
 
 @dataclass(frozen=True)
@@ -191,7 +194,17 @@ def evolve(state: GameState, event: Event) -> None:
             state.votes = dict(votes)
             state.deadline = None
         case PlayerLeft(seat=seat, cause=cause):
-            state.seats[seat] = replace(state.seats[seat], alive=False, left=cause)
+            # A night's departures (its kill, a removal during it) carry that night's
+            # number; one during the morning's last word is of the day it opens.
+            morning = state.phase is Phase.LAST_WORDS and state.last_words_then is Phase.ROUND_1
+            at_night = cause is Cause.KILL or state.phase in (Phase.NIGHT, Phase.ACQUAINTANCE)
+            state.seats[seat] = replace(
+                state.seats[seat],
+                alive=False,
+                left=cause,
+                left_day=state.day + 1 if morning and not at_night else state.day,
+                left_at_night=at_night,
+            )
         case LastWordsBegan(then=then):
             state.last_words_then = then
         case NightStarted(step=step, night=night, phase=phase, deadline=deadline):

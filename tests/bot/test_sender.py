@@ -445,3 +445,30 @@ async def test_the_windows_of_chats_gone_quiet_are_forgotten(rig: Rig) -> None:
         rig.clock.set(rig.clock.now() + 0.05)
     assert len(rig.sender.limiter._slots) <= SWEEP_EVERY + 1
     assert len(rig.telegram.sent()) == 2 * SWEEP_EVERY
+
+
+async def test_the_table_message_shows_its_latest_text_in_the_group_s_spare_room(
+    rig: Rig,
+) -> None:
+    """Issue 11: the pinned table's edits fold (only the latest text goes) and wait for a
+    quiet window, behind the turns: a busy minute posts its turns at once."""
+    table = Post(GROUP, "table 0", pin=True, remember="board", essential=True)
+    await rig.run(rig.sender.deliver(1, [table]))  # a message and its pin: 2 of 20
+    for i in range(1, 4):  # turns passed at once: 5 of 20 in the minute
+        await rig.run(rig.sender.deliver(1, [Post(GROUP, f"turn {i}", KB, remember="turn")]))
+
+    async def changes() -> None:
+        for i in range(1, 4):
+            rig.sender.board(1, GROUP, f"table {i}")
+            await asyncio.sleep(0)
+
+    await rig.run(changes(), rig.sender.deliver(1, [Post(GROUP, "turn 4", KB, remember="turn")]))
+    assert offsets(rig.telegram.sent(chat=GROUP)) == [0.0] * 5  # the table, then the turns
+    assert not rig.telegram.sent("editMessageText")
+    rig.clock.set(START + 60)  # a quarter of the window is free again
+    await rig.run(asyncio.sleep(0))
+    edits = rig.telegram.sent("editMessageText")
+    assert [(c.text, c.time - START) for c in edits] == [("table 3", 60.0)]
+    rig.sender.board(1, GROUP, "table 3")  # what it shows already: no call
+    await rig.run(asyncio.sleep(0))
+    assert len(rig.telegram.sent("editMessageText")) == 1

@@ -1,0 +1,135 @@
+"""The pinned table message in whole games: one message, edited, paced, kept over a restart."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bot.demo import Crowd, Table, open_table, play
+from bot.i18n import Texts
+from bot.rules.events import Phase
+from bot.rules.roles import Role
+from bot.sandbox.world import SimMessage
+
+ROLE_NAMES = {lang: [Texts()(lang, f"role.{r.value}") for r in Role] for lang in ("ru", "en")}
+
+
+def board(table: Table) -> SimMessage:
+    pinned = table.group.pinned
+    assert pinned is not None, "no pinned message"
+    return pinned
+
+
+def board_edits(table: Table, message_id: int) -> list[str]:
+    return [
+        str(c.params["text"])
+        for c in table.sandbox.calls("editMessageText", chat=table.group.id, ok=True)
+        if c.params.get("message_id") == message_id
+    ]
+
+
+@dataclass
+class Played:
+    posts: list[tuple[float, str]]  # the group's new messages, with their times
+    pinned: list[int]  # the ids of the messages pinned, in order
+    edits: list[str]  # the table message's texts, edit by edit
+    final: str  # what it shows at the end
+    roles: dict[int, Role]
+    day: int
+
+
+async def play_16(lang: str, *, board_shown: bool = True) -> Played:
+    """A 16-player game with Telegram's real windows (the sandbox refuses past them)."""
+    async with open_table(16, seed=11, lang=lang, rate_limits=True) as table:
+        if not board_shown:
+            table.app.service.sender.board = lambda *args, **kwargs: None  # type: ignore[method-assign]
+        await table.gather()
+        await table.begin()
+        pinned = board(table)
+        state = await play(table, Crowd(table, random.Random(11), lang))
+        table.clock.set(table.clock.now() + 60)  # the last edit waits for a quiet minute
+        await asyncio.sleep(0.05)  # a lazy wait the clock passed goes on
+        await table.settle()
+        table.sandbox.assert_no_bot_errors()
+        return Played(
+            posts=[
+                (c.time, str(c.params["text"]))
+                for c in table.sandbox.calls("sendMessage", chat=table.group.id, ok=True)
+            ],
+            pinned=[m.message_id for m in table.group.pinned_messages],
+            edits=board_edits(table, pinned.message_id),
+            final=board(table).content,
+            roles=state.roles,
+            day=state.day,
+        )
+
+
+@pytest.mark.parametrize("lang", ["ru", "en"])
+async def test_a_16_player_game_keeps_one_pinned_table_that_no_turn_waits_for(
+    lang: str,
+) -> None:
+    """The table message is pinned at the deal and stays the one pinned message, edited
+    as the game goes; it shows the result at the end and never a role before it. The
+    same game without it posts every message at the same moment: no turn waited."""
+    shown = await play_16(lang)
+    assert len(shown.pinned) == 1
+    for text in shown.edits[:-1]:  # before the end, never a role
+        assert not any(name in text for name in ROLE_NAMES[lang]), text
+    assert "🏁" in shown.final and "🎙" not in shown.final
+    for seat, role in shown.roles.items():
+        assert f"{seat} · " in shown.final and Texts()(lang, f"role.{role.value}") in shown.final
+    bare = await play_16(lang, board_shown=False)
+    assert [text for _, text in shown.posts] == [text for _, text in bare.posts]
+    late = [a - b for (a, _), (b, _) in zip(shown.posts, bare.posts, strict=True)]
+    assert max(late) <= 1.0, sorted(late)[-5:]
+    print(
+        f"\n{lang}: {len(shown.edits)} edits of the table, {len(shown.posts)} posts, "
+        f"day {shown.day}, latest post {max(late):.1f} s later than without the table"
+    )
+
+
+async def test_a_restart_goes_on_editing_the_same_table_message(tmp_path: Path) -> None:
+    async with open_table(12, seed=14, lang="en", folder=tmp_path) as table:
+        await table.gather()
+        await table.begin()
+        pinned = board(table)
+        await table.wait_for(lambda s: s.phase is Phase.ROUND_1 and s.day == 1)
+        await table.restart()
+        await table.advance()  # the next speaker
+        await table.settle()
+        state = table.state
+        assert state is not None and state.speaker is not None
+        assert board(table).message_id == pinned.message_id
+        assert f"#{state.speaker} ({state.seats[state.speaker].nick})" in board(table).content
+        assert len(table.group.pinned_messages) == 1
+        table.sandbox.assert_no_bot_errors()
+
+
+async def test_a_table_message_lost_in_a_restart_is_posted_and_pinned_anew(
+    tmp_path: Path,
+) -> None:
+    """The stored id is gone (a game dealt before the table kept one): the next change
+    posts the table again and pins it, and later edits go to that one."""
+    async with open_table(12, seed=14, lang="en", folder=tmp_path) as table:
+        await table.gather()
+        await table.begin()
+        old = board(table)
+        await table.app.service.repos.database.execute("DELETE FROM outbox WHERE kind = 'board'")
+        await table.restart()
+        await table.settle()
+        new = board(table)
+        assert new.message_id != old.message_id and "seating" in new.content
+        await table.advance()
+        await table.settle()
+        await table.restart()
+        await table.advance()
+        await table.settle()
+        state = table.state
+        assert state is not None and state.speaker is not None
+        assert board(table).message_id == new.message_id
+        assert f"#{state.speaker} ({state.seats[state.speaker].nick})" in board(table).content
+        table.sandbox.assert_no_bot_errors()
