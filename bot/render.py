@@ -41,6 +41,7 @@ from bot.rules.events import (
     VoteClosed,
     VoteOpened,
 )
+from bot.rules.sanctions import Penalty, VCode
 from bot.rules.sheet import sheet
 from bot.rules.state import GameState
 
@@ -114,6 +115,26 @@ def label(state: GameState, seat: int) -> str:
     return f"{seat} · {escape(state.seats[seat].nick)}"
 
 
+def violation(t: Texts, lang: str, code: VCode | None) -> str:
+    """A violation in words (V1-V7), as a club says it; a plain removal has none."""
+    return t(lang, f"violation.{code.value}") if code is not None else t(lang, "violation.none")
+
+
+def sanction_words(t: Texts, lang: str, state: GameState, index: int) -> str:
+    """The `index`-th sanction of the game in words: "warning #2 (insult)"."""
+    record = state.sanctions[index]
+    what = violation(t, lang, record.code)
+    if record.penalty is Penalty.WARNING:
+        number = sum(
+            1
+            for s in state.sanctions[: index + 1]
+            if s.seat == record.seat and s.penalty is Penalty.WARNING
+        )
+        return t(lang, "sanction.warning_words", number=number, violation=what)
+    penalty = t(lang, f"penalty.{record.penalty.value}")
+    return t(lang, "sanction.penalty_words", penalty=penalty, violation=what)
+
+
 def mention(state: GameState, seat: int) -> str:
     return f'<a href="tg://user?id={state.seats[seat].user_id}">{label(state, seat)}</a>'
 
@@ -156,6 +177,8 @@ def render(
     remember: str | None = None
     g = audience.group_lang
     gid = audience.game_id
+    # Where this action's sanctions begin in the game's record (`state` is after them).
+    sanction_index = len(state.sanctions) - sum(isinstance(e, SanctionGiven) for e in events)
 
     def private(
         seat: int,
@@ -267,16 +290,11 @@ def render(
                 lines.append(t(g, "host.resumed"))
             case Extended(seconds=seconds):
                 lines.append(t(g, "host.extended", seconds=_fmt(seconds)))
-            case SanctionGiven(seat=seat, code=code, penalty=penalty):
-                lines.append(
-                    t(
-                        g,
-                        "sanction.given",
-                        player=label(state, seat),
-                        code=code.value if code else "—",
-                        penalty=t(g, f"penalty.{penalty.value}"),
-                    )
-                )
+            case SanctionGiven(seat=seat):
+                # In words, never as a bare code: "warning #2 (insult)" (V).
+                words = sanction_words(t, g, state, sanction_index)
+                lines.append(t(g, "sanction.given", player=label(state, seat), sanction=words))
+                sanction_index += 1
             case GameOver(winner=winner, seed=seed):
                 out += [Unkey(audience.group_id, "turn"), Unkey(audience.group_id, "vote")]
                 lines.append(_result(state, g, t, winner.value, seed))

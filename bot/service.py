@@ -24,6 +24,7 @@ import orjson
 from bot.clock import Clock, Timers
 from bot.i18n import Texts, escape
 from bot.lru import LRU
+from bot.panel import HostPanels
 from bot.render import Audience, Outgoing, Post, label, render
 from bot.rules import engine
 from bot.rules.actions import Action, RestartClock, Timeout
@@ -190,6 +191,7 @@ class GameService:
         # Lobby posts with an edit under way: True if they changed again since it began
         # (handlers.lobby.refresh_lobby).
         self.stale_lobbies: dict[int, bool] = {}
+        self.panels = HostPanels(repos, sender, texts, self.user_lang)
         timers.set_handler(self.on_timer)
 
     def _finished(self, game_id: int) -> None:
@@ -469,18 +471,21 @@ class GameService:
     # --- actions --------------------------------------------------------------------
 
     async def act(
-        self, game_id: int, action: Action, also: Also | None = None
+        self, game_id: int, action: Action, also: Also | None = None, step: int | None = None
     ) -> tuple[GameState, list[Event]]:
         """Apply an action; RuleError propagates with nothing changed.
 
         `also` writes what must stand or fall with the action (a ban request with its
-        sanction), in the action's own transaction, given the new state.
+        sanction), in the action's own transaction, given the new state. With `step`, the
+        action is for that step only (a button made for it): later, it is stale.
         """
         async with self.lock(game_id):
             game = await self.repos.games.get(game_id)
             state = await self.state(game_id)
             if game is None or state is None:
                 raise LookupError(f"no running game {game_id}")
+            if step is not None and step != state.step:
+                raise StaleAction(f"step {step}, now {state.step}")
             now = self.clock.now()
             new_state, events = engine.apply(state, action, now)
             status = None
@@ -525,6 +530,22 @@ class GameService:
 
         delivery = await self.sender.deliver(game.game_id, out, sent=sent, track=outbox)
         await self._report_undelivered(game, state, delivery.failed, events)
+        await self.show_panel(game, state, events)
+
+    async def show_panel(self, game: Game, state: GameState, events: Sequence[Event] = ()) -> None:
+        """The Host's panel follows the game; it never fails the action that moved it."""
+        try:
+            await self.panels.show(game, state, events)
+        except Exception:
+            log.exception("game %s: the Host's panel could not follow", game.game_id)
+
+    async def show_panels_of(self, user_id: int) -> None:
+        """The Host pressed Start: the panels of the games they host, which could not be
+        posted before."""
+        for game in await self.repos.games.running():
+            state = await self.state(game.game_id) if game.host_user_id == user_id else None
+            if state is not None:
+                await self.show_panel(game, state)
 
     async def _store(
         self,
@@ -790,5 +811,6 @@ class GameService:
         )
         # A notice: each game's next turn or keyboard may overtake it.
         await self.sender.deliver(game.game_id, [Post(game.chat_id, text)], COSMETIC)
+        await self.show_panel(game, state)  # its buttons as of now, edited in place
         if not self.arm(game.game_id, state):
             await self._tell_host(game, "host.clock_failed", game=game.game_id)
