@@ -273,6 +273,7 @@ class HostPanels:
         self._picking: dict[int, Picking] = {}
         self._workers: dict[int, asyncio.Task[None]] = {}
         self._over: set[int] = set()
+        self._unreachable: dict[int, int] = {}  # game -> its Host, who never pressed Start
 
     def picking(self, game_id: int) -> Picking | None:
         return self._picking.get(game_id)
@@ -284,9 +285,40 @@ class HostPanels:
         else:
             self._picking[game_id] = picking
 
+    def reachable(self, user_id: int) -> list[int]:
+        """The user pressed Start: the games whose panel could not reach them before."""
+        games = [g for g, host in self._unreachable.items() if host == user_id]
+        for game_id in games:
+            del self._unreachable[game_id]
+        return games
+
+    def _forget(self, game_id: int) -> None:
+        for memory in (self._shown, self._nights, self._picking, self._unreachable):
+            memory.pop(game_id, None)
+
     async def show(self, game: Game, state: GameState, events: Sequence[Event] = ()) -> None:
         """The panel of `game` shows `state` (after `events`, which are already stored)."""
         game_id = game.game_id
+        host = game.host_user_id
+        if state.seat_of(host) is not None or self._unreachable.get(game_id) == host:
+            # A Host who holds a seat is a player: no roles for them. One who never
+            # pressed Start gets theirs when they do.
+            if state.finished and game_id not in self._workers:
+                self._forget(game_id)
+            else:
+                self._nights.pop(game_id, None)  # the protocol has them, if ever needed
+            return
+        if game_id not in self._shown:
+            self._shown[game_id] = await self.repos.panels.get(game_id)
+        shown = self._shown[game_id]
+        if shown is None or shown.chat_id != host:
+            user = await self.repos.users.get(host)
+            if user is None or not user.started or user.blocked:
+                self._unreachable[game_id] = host
+                self._nights.pop(game_id, None)
+                if state.finished:
+                    self._forget(game_id)
+                return
         if game_id not in self._nights:
             # The first view since the bot started: the nights so far are in the protocol.
             stored = await self.repos.protocol.read(game_id)
@@ -295,16 +327,6 @@ class HostPanels:
             )
         else:
             self._nights[game_id] += night_events(events)
-        if game_id not in self._shown:
-            self._shown[game_id] = await self.repos.panels.get(game_id)
-        host = game.host_user_id
-        if state.seat_of(host) is not None:
-            return  # a Host who holds a seat is a player: no roles for them
-        shown = self._shown[game_id]
-        if shown is None or shown.chat_id != host:
-            user = await self.repos.users.get(host)
-            if user is None or not user.started or user.blocked:
-                return  # posted when they press Start
         lang = await self.user_lang(host)
         text, keyboard = panel_view(
             state, game_id, lang, self.t, self._nights[game_id], self._picking.get(game_id)
@@ -332,8 +354,7 @@ class HostPanels:
             self._wanted.pop(game_id, None)
             if game_id in self._over:  # nothing will be shown on it again
                 self._over.discard(game_id)
-                for memory in (self._shown, self._nights, self._picking):
-                    memory.pop(game_id, None)
+                self._forget(game_id)
 
     async def _put(self, game_id: int, view: _View, shown: PanelMessage | None) -> bool:
         """Show `view`: edit the panel message, or post one. False if it did not go."""
@@ -364,7 +385,9 @@ class HostPanels:
                 )
                 done = PanelMessage(game_id, view.chat_id, message.message_id, view.digest)
         except TelegramForbiddenError:
-            return False  # the Host blocked the bot: the panel waits for their Start
+            # The Host blocked the bot: the panel waits for their Start.
+            self._unreachable[game_id] = view.chat_id
+            return False
         except Exception:  # the panel is a convenience: the game goes on without it
             log.exception("game %s: the panel could not be shown", game_id)
             return False

@@ -541,11 +541,13 @@ class GameService:
 
     async def show_panels_of(self, user_id: int) -> None:
         """The Host pressed Start: the panels of the games they host, which could not be
-        posted before."""
-        for game in await self.repos.games.running():
-            state = await self.state(game.game_id) if game.host_user_id == user_id else None
-            if state is not None:
-                await self.show_panel(game, state)
+        posted before (every running game was shown once at the deal or at start-up)."""
+        for game_id in self.panels.reachable(user_id):
+            async with self.lock(game_id):  # no older view after a newer one
+                game = await self.repos.games.get(game_id)
+                state = await self.state(game_id)
+                if game is not None and game.status is GameStatus.RUNNING and state is not None:
+                    await self.show_panel(game, state)
 
     async def _store(
         self,

@@ -245,3 +245,22 @@ async def test_the_panel_follows_a_whole_night(table: Table) -> None:
     assert f"check — {table.label(mafia[0])}, mafia" in panel(table).content
     await table.night_pick(mafia[0], target)
     assert f"shots {mafia[0]} → {target}" in panel(table).content
+
+
+async def test_a_host_handed_the_game_gets_the_panel(table: Table) -> None:
+    helper = table.sandbox.add_user("Sam", username="sam", language_code="en")
+    table.group.add_member(helper)
+    await helper.start_bot()
+    await table.settle()
+    old = panel(table)
+    await table.host.send(table.group, "/host @sam")
+    await table.settle()
+    theirs = [m for m in helper.inbox() if "Host's panel" in m.content]
+    assert len(theirs) == 1 and "⏸ Pause" in [b.text for r in theirs[0].buttons() for b in r]
+    # The former Host's buttons no longer work.
+    pressed = await table.host.press(old, "⏭ End turn")
+    await table.settle()
+    assert pressed.answer is not None and pressed.answer.text == "Only the Host can do that."
+    pressed = await helper.press(theirs[0], "⏸ Pause")
+    await table.settle()
+    assert table.state is not None and table.state.paused
