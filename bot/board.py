@@ -109,7 +109,7 @@ def _departure(state: GameState, seat: SeatState, lang: str, t: Texts) -> str:
 def _violations(records: list[SanctionRecord], lang: str, t: Texts) -> str:
     """The violations in words, each once, in the order they were given."""
     codes = list(dict.fromkeys(r.code for r in records if r.code is not None))
-    return ", ".join(t(lang, f"board.violation.{code.value}") for code in codes)
+    return ", ".join(t(lang, f"violation.{code.value}") for code in codes)
 
 
 def _nominations(state: GameState, lang: str, t: Texts) -> str:

@@ -66,3 +66,19 @@ class BanCb(CallbackData, prefix="b"):
 
     request: GameId  # a ban request's id, bounded as a game's
     confirm: bool
+
+
+class PanelCb(CallbackData, prefix="h"):
+    """A button of the Host's private panel.
+
+    `do` is pause, resume, extend or skip (made for `step`: a press after the turn moved
+    on is stale), or a step of the sanction picker: warn (choose a seat), seat (choose
+    the violation for `seat`), code (the violation `code` chosen: the ladder's sanction
+    is proposed), back (the picker closes).
+    """
+
+    game: GameId
+    step: int
+    do: str
+    seat: int = 0
+    code: str = ""

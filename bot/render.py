@@ -42,7 +42,7 @@ from bot.rules.events import (
     VoteClosed,
     VoteOpened,
 )
-from bot.rules.sanctions import VCode
+from bot.rules.sanctions import Penalty, VCode
 from bot.rules.sheet import sheet
 from bot.rules.state import GameState
 
@@ -125,10 +125,24 @@ def named(state: GameState, seat: int, t: Texts, lang: str, *, html: bool = True
     return t(lang, "vote.seat", seat=seat, nick=escape(nick) if html else nick)
 
 
-def violation(code: VCode | None) -> str:
-    """The catalog key of what a sanction is for, in words: players read "за оскорбления",
-    not a code of the rules; a plain removal by the Host (no code) says nothing more."""
-    return f"sanction.for.{code.value.lower()}" if code else "sanction.for.none"
+def violation(t: Texts, lang: str, code: VCode | None) -> str:
+    """A violation in words (V1-V7), as a club says it; a plain removal has none."""
+    return t(lang, f"violation.{code.value}") if code is not None else t(lang, "violation.none")
+
+
+def sanction_words(t: Texts, lang: str, state: GameState, index: int) -> str:
+    """The `index`-th sanction of the game in words: "warning #2 (insult)"."""
+    record = state.sanctions[index]
+    what = violation(t, lang, record.code)
+    if record.penalty is Penalty.WARNING:
+        number = sum(
+            1
+            for s in state.sanctions[: index + 1]
+            if s.seat == record.seat and s.penalty is Penalty.WARNING
+        )
+        return t(lang, "sanction.warning_words", number=number, violation=what)
+    penalty = t(lang, f"penalty.{record.penalty.value}")
+    return t(lang, "sanction.penalty_words", penalty=penalty, violation=what)
 
 
 def mention(state: GameState, seat: int, text: str) -> str:
@@ -173,6 +187,8 @@ def render(
     remember: str | None = None
     g = audience.group_lang
     gid = audience.game_id
+    # Where this action's sanctions begin in the game's record (`state` is after them).
+    sanction_index = len(state.sanctions) - sum(isinstance(e, SanctionGiven) for e in events)
 
     def private(
         seat: int,
@@ -296,16 +312,13 @@ def render(
                 lines.append(t(g, "host.resumed"))
             case Extended(seconds=seconds):
                 lines.append(t(g, "host.extended", seconds=_fmt(seconds)))
-            case SanctionGiven(seat=seat, code=code, penalty=penalty):
+            case SanctionGiven(seat=seat):
+                # In words, never as a bare code: "warning #2 (insult)" (V).
+                words = sanction_words(t, g, state, sanction_index)
                 lines.append(
-                    t(
-                        g,
-                        "sanction.given",
-                        player=named(state, seat, t, g),
-                        reason=t(g, violation(code)),
-                        penalty=t(g, f"penalty.{penalty.value}"),
-                    )
+                    t(g, "sanction.given", player=named(state, seat, t, g), sanction=words)
                 )
+                sanction_index += 1
             case GameOver(winner=winner, seed=seed):
                 out += [Unkey(audience.group_id, "turn"), Unkey(audience.group_id, "vote")]
                 lines.append(_result(state, g, t, winner.value, seed))

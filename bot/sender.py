@@ -378,6 +378,12 @@ class Sender:
         for key in [k for k in self.remembered if k[0] == game_id]:
             del self.remembered[key]
 
+    def track(self, task: asyncio.Future[None]) -> None:
+        """Work that sends for a game outside the chat queues (the Host's panel): the
+        sender counts as busy until it is done."""
+        self._ticking.add(task)
+        task.add_done_callback(self._ticking.discard)
+
     def busy(self) -> bool:
         """Something the game needs is queued or on its way, perhaps waiting on the clock.
 

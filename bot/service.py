@@ -25,6 +25,7 @@ from bot.board import BOARD, board_text
 from bot.clock import Clock, Timers
 from bot.i18n import Texts, escape
 from bot.lru import LRU
+from bot.panel import HostPanels
 from bot.render import Audience, Outgoing, Post, named, render
 from bot.rules import engine
 from bot.rules.actions import Action, RestartClock, Timeout
@@ -193,6 +194,7 @@ class GameService:
         # Lobby posts with an edit under way: True if they changed again since it began
         # (handlers.lobby.refresh_lobby).
         self.stale_lobbies: dict[int, bool] = {}
+        self.panels = HostPanels(repos, sender, texts, self.user_lang)
         timers.set_handler(self.on_timer)
 
     def _finished(self, game_id: int) -> None:
@@ -472,18 +474,21 @@ class GameService:
     # --- actions --------------------------------------------------------------------
 
     async def act(
-        self, game_id: int, action: Action, also: Also | None = None
+        self, game_id: int, action: Action, also: Also | None = None, step: int | None = None
     ) -> tuple[GameState, list[Event]]:
         """Apply an action; RuleError propagates with nothing changed.
 
         `also` writes what must stand or fall with the action (a ban request with its
-        sanction), in the action's own transaction, given the new state.
+        sanction), in the action's own transaction, given the new state. With `step`, the
+        action is for that step only (a button made for it): later, it is stale.
         """
         async with self.lock(game_id):
             game = await self.repos.games.get(game_id)
             state = await self.state(game_id)
             if game is None or state is None:
                 raise LookupError(f"no running game {game_id}")
+            if step is not None and step != state.step:
+                raise StaleAction(f"step {step}, now {state.step}")
             now = self.clock.now()
             new_state, events = engine.apply(state, action, now)
             status = None
@@ -530,6 +535,7 @@ class GameService:
         delivery = await self.sender.deliver(game.game_id, out, sent=sent, track=outbox)
         await self._report_undelivered(game, state, delivery.failed, events)
         await self.show_board(game, state, audience.group_lang)
+        await self.show_panel(game, state, events)
 
     async def show_board(self, game: Game, state: GameState, lang: str) -> None:
         """The pinned table message follows the state (cosmetic: the sender folds and paces it).
@@ -575,6 +581,23 @@ class GameService:
                 )
         except sqlite3.Error:
             log.exception("game %s: the new table message could not be recorded", game_id)
+
+    async def show_panel(self, game: Game, state: GameState, events: Sequence[Event] = ()) -> None:
+        """The Host's panel follows the game; it never fails the action that moved it."""
+        try:
+            await self.panels.show(game, state, events)
+        except Exception:
+            log.exception("game %s: the Host's panel could not follow", game.game_id)
+
+    async def show_panels_of(self, user_id: int) -> None:
+        """The Host pressed Start: the panels of the games they host, which could not be
+        posted before (every running game was shown once at the deal or at start-up)."""
+        for game_id in self.panels.reachable(user_id):
+            async with self.lock(game_id):  # no older view after a newer one
+                game = await self.repos.games.get(game_id)
+                state = await self.state(game_id)
+                if game is not None and game.status is GameStatus.RUNNING and state is not None:
+                    await self.show_panel(game, state)
 
     async def _store(
         self,
@@ -849,5 +872,6 @@ class GameService:
         )
         # A notice: each game's next turn or keyboard may overtake it.
         await self.sender.deliver(game.game_id, [Post(game.chat_id, text)], COSMETIC)
+        await self.show_panel(game, state)  # its buttons as of now, edited in place
         if not self.arm(game.game_id, state):
             await self._tell_host(game, "host.clock_failed", game=game.game_id)

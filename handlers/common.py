@@ -29,6 +29,7 @@ async def start(message: Message, command: CommandObject, service: GameService, 
     await service.repos.users.set_blocked(user_id, False)
     # A card or night keyboard that could not reach them before goes out now.
     await service.resend_unsent(user_id)
+    await service.show_panels_of(user_id)  # a Host's panel that could not reach them
     payload = command.args or ""
     if OLD_JOIN.fullmatch(payload):
         # Links of before the tokens named the game by its number, which anyone could guess.

@@ -13,8 +13,9 @@ from aiogram import Bot, Router
 from aiogram.filters import Command, Filter
 from aiogram.types import CallbackQuery, Message
 
-from bot.callbacks import SanctionCb, SignCb
+from bot.callbacks import PanelCb, SanctionCb, SignCb
 from bot.i18n import escape
+from bot.panel import EXTEND_SECONDS, Picking
 from bot.render import Button, Post, named, violation
 from bot.rules.actions import Action, Extend, Pause, Resume, Sanction, Skip, Stop
 from bot.rules.errors import RuleError
@@ -144,7 +145,7 @@ async def warn(
         lang,
         "sanction.proposed",
         player=named(state, seat, service.t, lang),
-        reason=service.t(lang, violation(VCode(code))),
+        violation=violation(service.t, lang, VCode(code)),
         penalty=service.t(lang, f"penalty.{penalty.value}"),
     )
     given = _given(state, seat)
@@ -207,6 +208,13 @@ async def hand_over(
     await service.repos.games.set_host(game.game_id, target_id, now=service.clock.now())
     link = f'<a href="tg://user?id={target_id}">{escape(target_name)}</a>'
     await message.answer(service.t(lang, "host.handed_over", host=link))
+    # The panel goes to the new Host (none if they hold a seat).
+    handed = await service.repos.games.get(game.game_id)
+    state = await service.state(game.game_id) if handed is not None else None
+    if handed is not None and handed.status is GameStatus.RUNNING and state is not None:
+        async with service.lock(game.game_id):
+            service.panels.pick(game.game_id, None)
+            await service.show_panel(handed, state)
 
 
 async def refuse(message: Message, service: GameService, lang: str) -> None:
@@ -225,8 +233,13 @@ async def confirm_sanction(
     if game is None or game.host_user_id != query.from_user.id:
         await query.answer(service.t(lang, "host.only_host"), show_alert=True)
         return
+    # The panel's picker, if the proposal came from it, is done either way.
+    picked = service.panels.picking(game.game_id) is not None
+    service.panels.pick(game.game_id, None)
     if not callback_data.penalty:
         await query.answer(service.t(lang, "sanction.cancelled"))
+        if picked:
+            await _refresh_panel(service, game.game_id)
         return
     # The ladder's answer must still be the one proposed: a second press of Confirm, or a
     # proposal the record has moved past, is stale; a penalty no proposal made is refused.
@@ -238,6 +251,8 @@ async def confirm_sanction(
         penalty = await _ladder(game, state, seat, VCode(code), tournaments)
     if penalty is None or penalty.value != callback_data.penalty:
         await query.answer(service.t(lang, "error.stale"), show_alert=True)
+        if picked:
+            await _refresh_panel(service, game.game_id)
         return
     action = Sanction(seat, penalty, VCode(code))
     asked: list[tuple[Post, int]] = []
@@ -256,10 +271,83 @@ async def confirm_sanction(
     except (RuleError, LookupError) as error:
         code = error.code if isinstance(error, RuleError) else "game_finished"
         await query.answer(service.t(lang, f"error.{code}"), show_alert=True)
+        if picked:
+            await _refresh_panel(service, game.game_id)
         return
     await query.answer()
     for post, outbox_id in asked:
         await tournaments.send_queued(game.game_id, post, outbox_id)
+
+
+async def _refresh_panel(service: GameService, game_id: int) -> None:
+    """Show the game's panel as it stands (its picker moved, or a press was refused)."""
+    async with service.lock(game_id):
+        game = await service.repos.games.get(game_id)
+        state = await service.state(game_id)
+        if game is not None and state is not None and game.status is GameStatus.RUNNING:
+            await service.show_panel(game, state)
+
+
+async def panel_press(
+    query: CallbackQuery,
+    callback_data: PanelCb,
+    service: GameService,
+    tournaments: TournamentService,
+    lang: str,
+) -> None:
+    """A button of the Host's private panel: the same service calls as the commands.
+
+    Only this game's Host, as the stored game says, from the panel in their private
+    chat; a Host who holds a seat has no panel. Pause, resume, +30 s and End turn are
+    for the step the panel showed: once the turn moved on, a press is stale.
+    """
+    game = await service.repos.games.get(callback_data.game)
+    user_id = query.from_user.id
+    chat = query.message.chat.id if query.message is not None else None
+    if game is None or game.host_user_id != user_id or chat != user_id:
+        await query.answer(service.t(lang, "host.only_host"), show_alert=True)
+        return
+    state = await service.state(game.game_id)
+    if game.status is not GameStatus.RUNNING or state is None or state.finished:
+        await query.answer(service.t(lang, "error.game_finished"), show_alert=True)
+        return
+    if state.seat_of(user_id) is not None:
+        await query.answer(service.t(lang, "panel.seated"), show_alert=True)
+        return
+    do, seat, code = callback_data.do, callback_data.seat, callback_data.code
+    actions: dict[str, Action] = {
+        "pause": Pause(),
+        "resume": Resume(),
+        "extend": Extend(float(EXTEND_SECONDS)),
+        "skip": Skip(),
+    }
+    if do in actions:
+        try:
+            await service.act(game.game_id, actions[do], step=callback_data.step)
+        except (RuleError, LookupError) as error:
+            key = error.code if isinstance(error, RuleError) else "game_finished"
+            await query.answer(service.t(lang, f"error.{key}"), show_alert=True)
+            await _refresh_panel(service, game.game_id)
+            return
+        await query.answer()
+        return
+    picking: Picking | None
+    if do == "warn":
+        picking = Picking()
+    elif do == "seat" and state.is_alive(seat):
+        picking = Picking(seat)
+    elif do == "code" and seat in state.seats and code in VCode.__members__:
+        # The ladder's answer for the record as it is now; Confirm checks it again.
+        penalty = await _ladder(game, state, seat, VCode(code), tournaments)
+        picking = Picking(seat, VCode(code), penalty, _given(state, seat))
+    elif do == "back":
+        picking = None
+    else:
+        await query.answer(service.t(lang, "error.stale"), show_alert=True)
+        return
+    service.panels.pick(game.game_id, picking)
+    await _refresh_panel(service, game.game_id)
+    await query.answer()
 
 
 async def sign(
@@ -316,5 +404,6 @@ def refusal_router() -> Router:
 def button_router() -> Router:
     router = Router(name="host-buttons")
     router.callback_query.register(confirm_sanction, SanctionCb.filter())
+    router.callback_query.register(panel_press, PanelCb.filter())
     router.callback_query.register(sign, SignCb.filter())
     return router

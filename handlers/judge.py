@@ -537,9 +537,7 @@ async def replace_player(
         group = await service.repos.tours.group(code)
         if group is None or group.tournament_id != tournament.tournament_id:
             raise TournamentError("bind.unknown", code=escape(code))
-        [out, sub], _ = await tournaments.players_by_nicks(
-            tournament.tournament_id, nicks, 2
-        )
+        [out, sub], _ = await tournaments.players_by_nicks(tournament.tournament_id, nicks, 2)
         if out.user_id not in group.players or sub.user_id in group.players:
             raise TournamentError("replace.usage")
     except TournamentError as error:

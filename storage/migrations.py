@@ -300,6 +300,18 @@ CREATE TABLE ban_requests (
 ) STRICT;
 """
 
+_SCHEMA_6 = """
+-- The Host's private panel of a game: which message it is, so that a restarted bot edits
+-- it rather than posting another, and what it shows, so that it is not edited for nothing.
+-- It is in the Host's private chat, whose id is the Host's user id.
+CREATE TABLE host_panels (
+    game_id      INTEGER PRIMARY KEY REFERENCES games (game_id),
+    host_user_id INTEGER NOT NULL,
+    message_id   INTEGER NOT NULL,
+    digest       TEXT NOT NULL
+) STRICT;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -314,6 +326,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         _SCHEMA_4,
     ),
     Migration(5, "bans waiting for the Judge's decision (V4)", _SCHEMA_5),
+    Migration(6, "the Host's private panel message of each game", _SCHEMA_6),
 )
 """Every migration, in order; the last one's version is the schema version of this code."""
 

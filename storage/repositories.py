@@ -9,6 +9,7 @@ from storage.chats import ChatRepository, ChatSettingsRepository
 from storage.db import Database
 from storage.games import GameRepository, LobbyRepository
 from storage.outbox import OutboxRepository
+from storage.panels import PanelRepository
 from storage.protocol import ProtocolRepository
 from storage.tournaments import TournamentRepository
 from storage.tours import TourRepository
@@ -30,6 +31,7 @@ class Repositories:
     lobby: LobbyRepository
     protocol: ProtocolRepository
     outbox: OutboxRepository
+    panels: PanelRepository
     processed: ProcessedRepository
     tournaments: TournamentRepository
     tours: TourRepository
@@ -49,6 +51,7 @@ class Repositories:
             lobby=LobbyRepository(database),
             protocol=ProtocolRepository(database),
             outbox=OutboxRepository(database),
+            panels=PanelRepository(database),
             processed=ProcessedRepository(database),
             tournaments=TournamentRepository(database),
             tours=TourRepository(database),

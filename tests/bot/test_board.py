@@ -59,9 +59,9 @@ def test_a_whole_game_on_the_table_each_departure_warning_and_nomination() -> No
     game.act(Sanction(3, Penalty.WARNING, VCode.V7))
     game.act(Sanction(3, Penalty.WARNING, VCode.V2))
     text = board_text(game.state, "en", TEXTS)
-    assert line_of(text, 3).endswith("✅ ⚠️2 (arguing with the Host, rudeness)")
+    assert line_of(text, 3).endswith("✅ ⚠️2 (arguing with the Host, insult)")
     ru = board_text(game.state, "ru", TEXTS)
-    assert line_of(ru, 3).endswith("✅ ⚠️2 (спор с ведущим, грубость)")
+    assert line_of(ru, 3).endswith("✅ ⚠️2 (спор с Ведущим, оскорбление)")
 
     # D3: the day's nominations, in the order made, and who speaks with who is next.
     game.advance_to(Phase.ROUND_2, 1)
@@ -80,7 +80,7 @@ def test_a_whole_game_on_the_table_each_departure_warning_and_nomination() -> No
     assert line_of(ru, nominee) == f"{nominee} · <s>{nick}</s> — Д1, голосование"
     assert f"🎙 Говорит игрок №{nominee} ({nick})" in ru
     en = board_text(game.state, "en", TEXTS)
-    assert line_of(en, nominee) == f"{nominee} · <s>{nick}</s> — D1, voted out"
+    assert line_of(en, nominee) == f"{nominee} · <s>{nick}</s> — day 1, voted out"
     for lang in LANGUAGES:
         hides_everything(game, lang)
 
@@ -91,7 +91,7 @@ def test_a_whole_game_on_the_table_each_departure_warning_and_nomination() -> No
     game.night(kills=dict.fromkeys(game.mafia(), victim))
     ru = board_text(game.state, "ru", TEXTS)
     assert line_of(ru, victim).endswith("— Н1, отстрел")
-    assert "<b>День 2</b>: последнее слово" in ru  # the morning opens day 2
+    assert "<b>День 2</b>: последняя речь" in ru  # the morning opens day 2
     for lang in LANGUAGES:
         hides_everything(game, lang)
 
@@ -101,7 +101,7 @@ def test_a_whole_game_on_the_table_each_departure_warning_and_nomination() -> No
     ru = board_text(game.state, "ru", TEXTS)
     assert line_of(ru, removed).endswith("— Д2, дисквалификация (раскрытие карты)")
     en = board_text(game.state, "en", TEXTS)
-    assert line_of(en, removed).endswith("— D2, disqualified (showing the card)")
+    assert line_of(en, removed).endswith("— day 2, disqualified (revealing a card)")
     plain = next(s for s in game.state.living() if game.state.roles[s] is Role.CIVILIAN)
     game.remove(plain)
     assert line_of(board_text(game.state, "ru", TEXTS), plain).endswith("— Д2, удаление")
@@ -110,7 +110,7 @@ def test_a_whole_game_on_the_table_each_departure_warning_and_nomination() -> No
     game.advance_to(Phase.NIGHT, 2)
     (lot,) = of_type(game.events, LotDrawn)
     assert line_of(board_text(game.state, "ru", TEXTS), lot.seat).endswith("— Д2, жребий")
-    assert line_of(board_text(game.state, "en", TEXTS), lot.seat).endswith("— D2, by lot")
+    assert line_of(board_text(game.state, "en", TEXTS), lot.seat).endswith("— day 2, by lot")
     for lang in LANGUAGES:
         hides_everything(game, lang)
 

@@ -145,7 +145,18 @@ def samples(lang: str, nick: str, html: bool = True) -> dict[str, object]:
         "player": player(10),
         "players": many,
         "points": "+1.2",
-        "reason": T(lang, violation(VCode.V4)),
+        "reason": violation(T, lang, VCode.V4),
+        "violation": violation(T, lang, VCode.V4),
+        "number": 2,
+        "how": T(lang, "board.cause.vote"),
+        "when": T(lang, "board.day_short", n=3),
+        "what": violation(T, lang, VCode.V2),
+        "line": f"16 · {escape_(nick)}",
+        "nominees": ", ".join(player(s) for s in (3, 9, 12)),
+        "cause": T(lang, "panel.cause.kill"),
+        "verdict": T(lang, "panel.mafia"),
+        "picks": ", ".join(str(s) for s in (3, 9, 12)),
+        "sanction": T(lang, "sanction.warning_words", number=2, violation="…"),
         "repeats": 3,
         "reserves": ", ".join(escape_(nick) for _ in range(3)),
         "rights": rights,
@@ -239,7 +250,6 @@ def test_a_sentence_names_a_player_by_number_whatever_the_gender(
     texts = [text for key, _, text in rendered(lang) if key == "morning.victim"]
     shown = [re.sub(r"</?b>", "", text) for text in texts]
     assert any(expected[1] in s for s in shown) and any(expected[0] in s for s in shown)
-
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

@@ -47,7 +47,7 @@ def test_every_text_in_code_exists_in_the_catalogs() -> None:
                 re.findall(
                     r'"((?:error|common|lobby|host|status|rights|phase|commands|'
                     r"day|night|over|button|turn|vote|lot|left|morning|sanction|"
-                    r'penalty|role|game|verify)\.[a-z_0-9.]+)"',
+                    r'penalty|role|game|verify|panel|violation)\.[a-z_0-9.]+)"',
                     path.read_text(),
                 )
             )

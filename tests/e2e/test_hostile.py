@@ -390,13 +390,16 @@ class Hostile:
         await self.after("command")
         if not ours:
             return
-        answered = any(
-            method in ("sendMessage", "editMessageText", "sendDocument")
-            and params.get("chat_id") in (chat.id, person.id)
-            for method, params in self.calls[before:]
-        ) or any(  # asked out of turn during a game (D10): deleted, answered in private
-            method == "deleteMessage" and params.get("chat_id") == chat.id
-            for method, params in self.calls[before:]
+        answered = (
+            any(
+                method in ("sendMessage", "editMessageText", "sendDocument")
+                and params.get("chat_id") in (chat.id, person.id)
+                for method, params in self.calls[before:]
+            )
+            or any(  # asked out of turn during a game (D10): deleted, answered in private
+                method == "deleteMessage" and params.get("chat_id") == chat.id
+                for method, params in self.calls[before:]
+            )
         )
         assert answered, f"no answer to {line[:80]!r} from {person.first_name} in {chat.title}"
 
