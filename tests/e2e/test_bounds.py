@@ -108,7 +108,7 @@ async def test_a_private_text_does_not_read_every_running_game(
             await writer.send(writer.private, f"relay {i}")
             await table.settle()
         assert [m.content for m in partner.inbox() if "relay" in m.content][-5:] == [
-            f"💬 {table.label(first)}: relay {i}" for i in range(5)
+            f"💬 {table.named(first)}: relay {i}" for i in range(5)
         ]
         assert reads <= 1  # once, at the first text: then kept at every deal and end
         civilian = next(s for s, r in state.roles.items() if r is Role.CIVILIAN)

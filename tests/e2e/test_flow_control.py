@@ -82,7 +82,7 @@ async def test_a_game_loses_nothing_while_a_third_of_all_calls_are_refused() -> 
             line = t(
                 "en",
                 f"turn.{turn.phase.value}",
-                speaker=table.label(turn.seat),
+                speaker=table.named(turn.seat),
                 seconds=seconds(length[turn.phase]),
             )
             said = sum(1 for u in turns if (u.phase, u.seat) == (turn.phase, turn.seat))

@@ -84,7 +84,9 @@ async def test_the_sheet_is_signed_by_the_host_once() -> None:
         assert refused.answer is not None and refused.answer.show_alert
         await table.host.press(sheet, "Sign the sheet")
         await table.settle()
-        assert "The sheet is signed" in table.group.messages()[-1].content
+        # Issue 11: "The Host Host Sasha signed": the line names whoever signed, once.
+        signed = f"✍️ The sheet is signed by {table.host.first_name}."
+        assert table.group.messages()[-1].content == signed
         again = await table.host.press(sheet, "Sign the sheet")
         await table.settle()
         assert again.answer is not None and again.answer.text == "The sheet is already signed."

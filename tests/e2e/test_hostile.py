@@ -916,7 +916,7 @@ async def test_a_relay_of_4096_units_arrives_whole_in_two_messages(table: Table)
     await table.person(first).send(table.person(first).private, "🙂" * 2048)
     await table.settle()
     head, tail = (m.content for m in table.person(second).inbox()[-2:])
-    assert head.startswith(f"💬 {table.label(first)}: 🙂")
+    assert head.startswith(f"💬 {table.named(first)}: 🙂")
     for part in (head, tail):
         assert len(part.encode("utf-16-le")) // 2 <= 4096
     assert (head + tail).count("🙂") == 2048
