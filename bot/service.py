@@ -534,7 +534,10 @@ class GameService:
 
         delivery = await self.sender.deliver(game.game_id, out, sent=sent, track=outbox)
         await self._report_undelivered(game, state, delivery.failed, events)
-        await self.show_board(game, state, audience.group_lang)
+        try:  # cosmetic: the action is stored and told, whatever becomes of the table
+            await self.show_board(game, state, audience.group_lang)
+        except Exception:
+            log.exception("game %s: the table could not be shown", game.game_id)
         await self.show_panel(game, state, events)
 
     async def show_board(self, game: Game, state: GameState, lang: str) -> None:
