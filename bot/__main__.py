@@ -41,6 +41,13 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--players", type=int, default=12)
     demo.add_argument("--seed", type=int, default=1)
     demo.add_argument("--lang", choices=("ru", "en"), default=None)
+    demo.add_argument(
+        "--scenario",
+        choices=("game", "host", "lot", "tie", "sanction"),
+        default="game",
+        help="host: the Host pauses, extends, warns, removes; lot: nobody is nominated "
+        "(D8); tie: both leaders leave (D7); sanction: the ladder of rules V",
+    )
     verify = sub.add_parser(
         "verify",
         help="recompute every draw of a finished game from its seed (docs/fairness.md)",
@@ -101,11 +108,12 @@ def main(argv: list[str] | None = None) -> int:
             "playing the offline sandbox demo instead.\n",
             flush=True,
         )
-        players, seed, lang = 12, 1, config.bot.language
+        players, seed, lang, scenario = 12, 1, config.bot.language, "game"
     else:
         players, seed, lang = args.players, args.seed, args.lang or config.bot.language
+        scenario = args.scenario
     logging.getLogger().setLevel(logging.WARNING)
-    return asyncio.run(play_demo(config, players, seed, lang, sys.stdout))
+    return asyncio.run(play_demo(config, players, seed, lang, sys.stdout, scenario))
 
 
 def _verify(args: argparse.Namespace, config: Config) -> int:

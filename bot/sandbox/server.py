@@ -337,10 +337,14 @@ class Sandbox:
             return 0.0
         return asyncio.get_running_loop().time() - self._last_activity
 
-    def transcript(self, chat: Chat | None = None) -> str:
-        """Every chat (or one) as readable lines, in the order things happened."""
+    def transcript(
+        self, chat: Chat | None = None, order: Callable[[SimMessage], Any] | None = None
+    ) -> str:
+        """Every chat (or one) as readable lines, in the order things happened (or `order`)."""
         chats = [chat] if chat is not None else list(self.world.chats())
-        messages = sorted((m for c in chats for m in c.messages()), key=lambda m: m.seq)
+        messages = sorted(
+            (m for c in chats for m in c.messages()), key=order or (lambda m: m.seq)
+        )
         return "\n".join(_transcript_line(message) for message in messages)
 
     # -- serving the Bot API --------------------------------------------------------------
