@@ -114,13 +114,15 @@ def test_the_image_runs_as_its_own_user_with_the_database_on_a_volume() -> None:
 def test_compose_has_a_polling_and_a_webhook_profile_with_the_secret() -> None:
     compose = (ROOT / "compose.yaml").read_text()
     assert 'profiles: ["polling"]' in compose and 'profiles: ["webhook"]' in compose
-    assert "MAFIA_WEBHOOK_SECRET" in compose
+    assert "MAFIA_WEBHOOK_SECRET" in compose and "${MAFIA_DOMAIN:-}" in compose
+    # A required variable (`:?`) would stop the polling profile too: compose reads them all.
+    assert ":?" not in compose
     caddy = (ROOT / "deploy" / "Caddyfile").read_text()
     assert "X-Telegram-Bot-Api-Secret-Token {$MAFIA_WEBHOOK_SECRET}" in caddy
     assert "reverse_proxy bot-webhook:8080" in caddy
     # Every variable compose reads from .env is explained in the example.
     example = (ROOT / "deploy" / "env.example").read_text()
-    for name in set(re.findall(r"\$\{(\w+)", compose)):
+    for name in {*re.findall(r"\$\{(\w+)", compose), "MAFIA_WEBHOOK_SECRET", "MAFIA_BOT_TOKEN"}:
         assert re.search(rf"^{name}=", example, re.M), name
 
 
