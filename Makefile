@@ -13,7 +13,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 UV_VERSION := 0.13.8
 LOCK_ARGS  ?=
 
-.PHONY: run test lint bench demo lock clean
+.PHONY: run check test lint bench demo lock clean
 
 $(PY):
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
@@ -30,8 +30,13 @@ $(DEV_STAMP): $(DEV_LOCK) pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(DEV_STAMP) $(RUN_STAMP)
 
+# The checks first (config, token, database, getMe), in plain words: README, "Deploying".
 run: $(RUN_STAMP)
+	$(PY) -m bot check
 	$(PY) -m bot run
+
+check: $(RUN_STAMP)
+	$(PY) -m bot check
 
 demo: $(RUN_STAMP)
 	$(PY) -m bot demo

@@ -1,5 +1,7 @@
-"""`python -m bot run` runs the bot; `python -m bot demo` plays an offline sandbox game;
-`python -m bot verify` recomputes the draws of a finished game from its seed (S3)."""
+"""`python -m bot run` runs the bot; `python -m bot check` says whether it can;
+`python -m bot backup PATH` copies the database while it runs; `python -m bot demo` plays
+an offline sandbox game; `python -m bot verify` recomputes the draws of a finished game
+from its seed (S3)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ import logging
 import sys
 from pathlib import Path
 
-from bot.config import load_config
+from bot.check import ConfigProblem, read_config
+from bot.config import Config
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,10 +20,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", type=Path, default=None, help="the TOML config file")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("run", help="run the bot (the sandbox demo when no token is configured)")
+    check_parser = sub.add_parser(
+        "check",
+        help="check the config, the token, the database and Telegram; say what is wrong",
+    )
+    check_parser.add_argument(
+        "--token-required",
+        action="store_true",
+        help="no token is a failure (a server), not the offline demo (a laptop)",
+    )
+    backup_parser = sub.add_parser(
+        "backup",
+        help="copy the database while the bot runs (README, Backups)",
+        description="A consistent copy of the database, made with SQLite's online backup "
+        "while the bot may be running, readable by its owner only. PATH is a new file, or "
+        "a folder (the copy is then named mafia-YYYYMMDD-HHMMSS.sqlite3, UTC).",
+    )
+    backup_parser.add_argument("path", type=Path, help="the new file, or a folder to put it in")
     demo = sub.add_parser("demo", help="play a whole game in the offline sandbox")
     demo.add_argument("--players", type=int, default=12)
     demo.add_argument("--seed", type=int, default=1)
     demo.add_argument("--lang", choices=("ru", "en"), default=None)
+    demo.add_argument(
+        "--scenario",
+        choices=("game", "host", "lot", "tie", "sanction"),
+        default="game",
+        help="host: the Host pauses, extends, warns, removes; lot: nobody is nominated "
+        "(D8); tie: both leaders leave (D7); sanction: the ladder of rules V",
+    )
     verify = sub.add_parser(
         "verify",
         help="recompute every draw of a finished game from its seed (docs/fairness.md)",
@@ -42,13 +69,25 @@ def main(argv: list[str] | None = None) -> int:
     verify.add_argument("--lang", choices=("ru", "en"), default=None)
     args = parser.parse_args(argv)
 
+    try:
+        config = read_config(args.config)
+    except ConfigProblem as problem:
+        print(f"✗ config: {problem}", file=sys.stderr)
+        return 2
     if args.command == "verify":
-        return _verify(args, args.config)
+        return _verify(args, config)
+    if args.command == "check":
+        from bot.check import check
 
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    config = load_config(args.config)
+        return asyncio.run(check(args.config, sys.stdout, token_required=args.token_required))
+    if args.command == "backup":
+        from bot.backup import backup
+
+        return backup(config.database_path, args.path, sys.stdout)
+
+    from bot.logs import setup_logging
+
+    setup_logging(config.bot.log_format)
     if args.command == "run" and config.bot.token is not None:
         # Imported here: the sandbox and the demo stay unloaded in production.
         from bot import runtime
@@ -69,18 +108,19 @@ def main(argv: list[str] | None = None) -> int:
             "playing the offline sandbox demo instead.\n",
             flush=True,
         )
-        players, seed, lang = 12, 1, config.bot.language
+        players, seed, lang, scenario = 12, 1, config.bot.language, "game"
     else:
         players, seed, lang = args.players, args.seed, args.lang or config.bot.language
+        scenario = args.scenario
     logging.getLogger().setLevel(logging.WARNING)
-    return asyncio.run(play_demo(config, players, seed, lang, sys.stdout))
+    return asyncio.run(play_demo(config, players, seed, lang, sys.stdout, scenario))
 
 
-def _verify(args: argparse.Namespace, config_path: Path | None) -> int:
+def _verify(args: argparse.Namespace, config: Config) -> int:
     from bot import verify
     from bot.i18n import Texts
 
-    texts = Texts(load_config(config_path).bot.language)
+    texts = Texts(config.bot.language)
     lang = texts.lang(args.lang)
     if args.protocol is not None:
         if args.seed is not None or args.day or args.mafia is not None:

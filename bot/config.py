@@ -24,6 +24,9 @@ LANGUAGES = ("ru", "en")
 # Telegram's rule for a webhook's secret_token: 1-256 characters of A-Z, a-z, 0-9, _ and -;
 # ours asks for 32 at least, which nobody guesses by trying.
 _SECRET = re.compile(r"[A-Za-z0-9_-]{32,256}")
+# What @BotFather gives: the bot's numeric id, a colon, then the secret part. Checked at
+# load, so that a mistyped token is named in plain words, not as an aiogram traceback.
+_TOKEN = re.compile(r"[0-9]{1,20}:[A-Za-z0-9_-]{1,128}")
 
 
 def valid_webhook_secret(secret: str) -> bool:
@@ -54,11 +57,25 @@ class BotSection(_Strict):
     # Telegram's flood windows (20 messages a minute to a group...) are multiplied by
     # this. Leave it at 1; a test server running games with scaled-down timers scales it.
     flood_window_scale: float = Field(default=1.0, gt=0, le=1000, allow_inf_nan=False)
+    # The log's lines: "text" for people reading them, "json" (one object a line) for a
+    # log collector.
+    log_format: Literal["text", "json"] = "text"
 
     @field_validator("token", "webhook_secret", "webhook_url", mode="before")
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         return value or None
+
+    @field_validator("token")
+    @classmethod
+    def _token_shape(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and _TOKEN.fullmatch(value.get_secret_value()) is None:
+            # The value itself is never repeated: a token half-right is still half a secret.
+            raise ValueError(
+                "token: not a bot token; @BotFather gives one like 123456789:AAE... "
+                "(digits, a colon, then letters, digits, _ and -), with no spaces or quotes"
+            )
+        return value
 
     @field_validator("webhook_secret")
     @classmethod
@@ -177,9 +194,20 @@ def load_config(path: Path | None = None, env: dict[str, str] | None = None) -> 
         "MAFIA_API_SERVER": "api_server",
         "MAFIA_DATABASE": "database",
         "MAFIA_LANGUAGE": "language",
+        # For containers configured by their environment alone (compose.yaml).
+        "MAFIA_MODE": "mode",
+        "MAFIA_WEBHOOK_URL": "webhook_url",
+        "MAFIA_WEBHOOK_SECRET": "webhook_secret",
+        "MAFIA_WEBHOOK_HOST": "webhook_host",
+        "MAFIA_WEBHOOK_PORT": "webhook_port",
+        "MAFIA_LOG_FORMAT": "log_format",
     }
     for var, key in overrides.items():
         if env.get(var):
             section[key] = env[var]
     data["bot"] = section
+    if env.get("MAFIA_JUDGES"):
+        access = dict(data.get("access", {}))
+        access["judges"] = [j for j in re.split(r"[\s,]+", env["MAFIA_JUDGES"]) if j]
+        data["access"] = access
     return Config.model_validate(data)

@@ -11,6 +11,8 @@ the bot sent them, with choices drawn from the demo seed.
 from __future__ import annotations
 
 import asyncio
+import base64
+import bisect
 import contextlib
 import hashlib
 import random
@@ -127,6 +129,11 @@ class Table:
     webhook: bool = False
     webhook_port: int = 0
     webhook_secret: str = ""
+    # Where each settle() ended, as the sandbox's newest message: the steps of the
+    # transcript (`in_order`).
+    marks: list[int] = field(default_factory=list)
+    # Join and registration links from the seed, as the game's own seed is.
+    tokens: random.Random = field(default_factory=random.Random)
 
     # --- the bot, which can be stopped and started again on the same database -----
 
@@ -134,6 +141,7 @@ class Table:
         """Start the bot: fresh timers and caches, the database as it was left."""
         self.bot = self.sandbox.make_bot(default=DefaultBotProperties(parse_mode=ParseMode.HTML))
         self.database = await Database.open(self.database_path)
+        self.database.new_token = self._token
         self.timers = VirtualTimers(self.clock)
         self.app: App = await build_app(
             self.bot,
@@ -174,6 +182,25 @@ class Table:
             self.webhook_secret,
             sock=sock,
         )
+
+    def _token(self) -> str:
+        return base64.urlsafe_b64encode(self.tokens.randbytes(16)).rstrip(b"=").decode()
+
+    def in_order(self, message: SimMessage) -> tuple[int, int, float, int, int]:
+        """The transcript's order, the same for the same seed.
+
+        Messages go step by step (a step ends where settle() ended); in a step, what the
+        people did first, then what the bot sent, by time, then by chat. Messages the bot
+        sends to several chats at once reach the sandbox in whatever order the network
+        gives, so arrival cannot order them.
+        """
+        step = bisect.bisect_left(self.marks, message.seq)
+        if not message.from_bot:
+            return (step, 0, 0.0, 0, message.seq)
+        return (step, 1, message.date, message.chat.id, message.seq)
+
+    def transcript(self) -> str:
+        return self.sandbox.transcript(order=self.in_order)
 
     @property
     def webhook_url(self) -> str:
@@ -216,9 +243,16 @@ class Table:
             busy = busy or self.app.service.sender.busy()
             idle = self.sandbox.quiet_for() >= quiet
             if idle and not busy:
+                last = self.sandbox.world.last_seq
+                if not self.marks or self.marks[-1] != last:
+                    self.marks.append(last)
                 return
             wake = self.clock.next_wake()
-            if idle and wake is not None:
+            # Not while a call is on its way back: it would be booked at a later time in a
+            # slower run, and the transcript would differ.
+            answered = self.app.service.sender.limiter.in_flight == 0
+            answered = answered and not self.database.busy  # nor while it writes
+            if idle and answered and wake is not None:
                 self.clock.set(wake)  # the bot is waiting on the clock: let time pass
             elif loop.time() > give_up:
                 raise SettleTimeout(f"the bot did not settle within {within} s")
@@ -378,6 +412,7 @@ async def open_table(
             seed=seed,
             warning_seconds=warning_seconds,
             webhook=webhook,
+            tokens=random.Random(f"tokens:{seed}"),
         )
         await table.boot()
         try:
@@ -425,11 +460,13 @@ class Crowd:
         acted = False
         if self._once(person.id, state.step, "speak"):
             await person.send(self.table.group, self.rng.choice(SPEECHES[self.lang]))
+            await self.table.settle()
             acted = True
             if self.rng.random() < 0.03:  # somebody else talks out of turn: deleted (D10)
                 other = self.table.person(self.rng.choice(state.living()))
                 if other is not person:
                     await other.send(self.table.group, "!!!")
+                    await self.table.settle()
         nominating = state.phase is Phase.ROUND_2 and seat not in state.nominations
         # One roll a turn decides whether the speaker nominates.
         once = nominating and self._once(person.id, state.step, "nominate")
@@ -437,6 +474,7 @@ class Crowd:
         if suspect is not None:
             # The Commissioner puts up a player their check found to be mafia.
             await person.press(turn, str(suspect))
+            await self.table.settle()
             acted = True
         elif once and self.rng.random() < 0.55:
             targets = [s for s in state.living() if s != seat]
@@ -444,6 +482,7 @@ class Crowd:
                 targets = [s for s in targets if state.roles[s] is not Role.MAFIA] or targets
             target = self.rng.choice(targets)
             await person.press(turn, str(target))
+            await self.table.settle()
             acted = True
         if self._once(person.id, state.step, "pass") and self.rng.random() < 0.6:
             await self.table.settle()
@@ -491,6 +530,7 @@ class Crowd:
             if accused in state.leaders and trusting:
                 choice = ballot.button(f"{accused} · {state.seats[accused].nick}")
             await person.press(ballot, choice.text)
+            await self.table.settle()  # one update at a time: the same order every run
             acted = True
         return acted
 
@@ -504,6 +544,7 @@ class Crowd:
             person = self.table.person(seat)
             if role is Role.MAFIA and self._once(person.id, state.step, "confer"):
                 await person.send(person.private, self.rng.choice(SPEECHES[self.lang]))
+                await self.table.settle()  # each relay delivered before the next is written
                 acted = True
             if state.phase is not Phase.NIGHT or role is Role.CIVILIAN:
                 continue
@@ -522,6 +563,7 @@ class Crowd:
             if not any(b.text == choice for row in keyboard.buttons() for b in row):
                 continue  # removed since the keyboard was dealt
             await person.press(keyboard, choice)
+            await self.table.settle()
             acted = True
         return acted
 
@@ -538,7 +580,9 @@ async def play(table: Table, crowd: Crowd, max_steps: int = 20_000) -> GameState
     raise RuntimeError("the game did not end")
 
 
-async def play_demo(config: Config, players: int, seed: int, lang: str, out: TextIO) -> int:
+async def play_demo(
+    config: Config, players: int, seed: int, lang: str, out: TextIO, scenario: str = "game"
+) -> int:
     settings = config.casual_settings()
     async with open_table(
         players,
@@ -549,12 +593,15 @@ async def play_demo(config: Config, players: int, seed: int, lang: str, out: Tex
     ) as table:
         await table.gather()
         await table.begin()
-        state = await play(table, Crowd(table, random.Random(seed), lang))
+        from bot.scenarios import Scripted
+
+        crowd = Scripted(table, random.Random(seed), lang, scenario=scenario)
+        state = await play(table, crowd)
         # The table message's last edit waits for a quiet minute of the group's window.
         table.clock.set(table.clock.now() + 60)
         await asyncio.sleep(0.05)
         await table.settle()
-        out.write(table.sandbox.transcript() + "\n\n")
+        out.write(table.transcript() + "\n\n")
         pinned = table.group.pinned
         if pinned is not None:
             out.write(table.texts(lang, "demo.table") + "\n" + pinned.content + "\n\n")

@@ -176,6 +176,9 @@ class Limiter(BaseRequestMiddleware):
         self._moved = asyncio.Event()
         self._calls = 0
         self.lazy_sleeping = 0  # calls waiting for room that nothing is in a hurry for
+        # Calls admitted and not yet answered and booked: a virtual clock moved meanwhile
+        # would book them at a time that depends on the machine's speed (bot.demo).
+        self.in_flight = 0
 
     async def __call__(
         self,
@@ -249,6 +252,7 @@ class Limiter(BaseRequestMiddleware):
             slot = _Slot(self.clock.now())
             for key in ticket.keys:
                 self._slots.setdefault(key, []).append(slot)
+            self.in_flight += 1
             try:
                 return await make_request(bot, method)
             except TelegramRetryAfter as error:
@@ -259,6 +263,7 @@ class Limiter(BaseRequestMiddleware):
                 log.info("%s: retry after %s s", method.__api_method__, error.retry_after)
             finally:
                 slot.at, slot.done = max(slot.at, self.clock.now()), True
+                self.in_flight -= 1
 
     async def _admitted(self, ticket: _Ticket) -> bool:
         """Wait until the call may go: True; False if a later edit superseded it."""

@@ -24,11 +24,23 @@ import orjson
 from bot.board import BOARD, board_text
 from bot.clock import Clock, Timers
 from bot.i18n import Texts, escape
+from bot.logs import about_game
 from bot.lru import LRU
 from bot.panel import HostPanels
 from bot.render import Audience, Outgoing, Post, named, render
 from bot.rules import engine
-from bot.rules.actions import Action, RestartClock, Timeout
+from bot.rules.actions import (
+    Action,
+    Extend,
+    HostAction,
+    Pause,
+    RestartClock,
+    Resume,
+    Sanction,
+    Skip,
+    Stop,
+    Timeout,
+)
 from bot.rules.codec import from_json, to_json
 from bot.rules.errors import GamePaused, RuleError, StaleAction, TooEarly
 from bot.rules.events import (
@@ -54,6 +66,38 @@ log = logging.getLogger(__name__)
 # The Telegram update being handled, so that marking it handled joins the action's
 # transaction (set by the dispatcher's middleware; None for timers).
 CURRENT_UPDATE: ContextVar[int | None] = ContextVar("current_update", default=None)
+
+
+def log_game(game: Game, what: str, *args: object, level: int = logging.INFO) -> None:
+    """One log line per event of a game that matters: lobby, start, a Host action, end.
+
+    Never a role, a seat's card or the seed: the log is read by people who may play.
+    """
+    log.log(
+        level,
+        "game %s in chat %s: " + what,
+        game.game_id,
+        game.chat_id,
+        *args,
+        extra=about_game(game.game_id, game.chat_id),
+    )
+
+
+def host_action(action: HostAction) -> str:
+    """The Host's action as the log names it; everything in it was said in the group."""
+    match action:
+        case Pause():
+            return "pause"
+        case Resume():
+            return "resume"
+        case Skip():
+            return "skip"
+        case Extend(seconds=seconds):
+            return f"extend by {seconds:g} s"
+        case Sanction(seat=seat, penalty=penalty, code=code):
+            return f"{penalty.value} of seat {seat}" + (f" ({code.value})" if code else "")
+        case Stop():
+            return "stop"
 
 
 def _dumps(value: object) -> str:
@@ -364,9 +408,11 @@ class GameService:
 
     async def open_lobby(self, chat_id: int, host_id: int) -> Game:
         settings = json.dumps(to_json(self.casual_settings))
-        return await self.repos.games.create(
+        game = await self.repos.games.create(
             chat_id=chat_id, host_user_id=host_id, settings_json=settings, now=self.clock.now()
         )
+        log_game(game, "lobby opened by user %s", host_id)
+        return game
 
     async def settings_of(self, game: Game) -> GameSettings:
         settings: GameSettings = from_json(GameSettings, json.loads(game.settings_json))
@@ -425,6 +471,7 @@ class GameService:
                 game.game_id, GameStatus.ABORTED, now=self.clock.now()
             )
             self._begin_requested.discard(game.game_id)
+            log_game(game, "stopped in the lobby")
             return True
 
     async def unreachable(self, players: Sequence[LobbyPlayer]) -> list[LobbyPlayer]:
@@ -460,6 +507,7 @@ class GameService:
                 now,
             )
             await self._commit(game, state, events, now, GameStatus.RUNNING)
+            log_game(game, "started, %d players", len(players))
             return BeginOutcome(True, [])
 
     async def retry_waiting_begins(self, user_id: int) -> None:
@@ -495,6 +543,8 @@ class GameService:
             if new_state.finished:
                 status = GameStatus.OVER if new_state.winner else GameStatus.ABORTED
             await self._commit(game, new_state, events, now, status, also)
+            if isinstance(action, HostAction):
+                log_game(game, "the Host's %s", host_action(action))
             return new_state, events
 
     async def _commit(
@@ -525,6 +575,10 @@ class GameService:
         self._cache(game.game_id, state)
         if state.finished:
             self._finished(game.game_id)
+            if status is GameStatus.OVER and state.winner is not None:
+                log_game(game, "finished, %s won", state.winner.value)
+            elif status is GameStatus.ABORTED:
+                log_game(game, "stopped, no result")
         if not self.arm(game.game_id, state):
             await self._tell_host(game, "host.clock_failed", game=game.game_id)
 

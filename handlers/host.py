@@ -22,7 +22,7 @@ from bot.rules.errors import RuleError
 from bot.rules.sanctions import Offence, Penalty, VCode, penalty_for
 from bot.rules.state import GameState
 from bot.sender import markup
-from bot.service import GameService
+from bot.service import GameService, log_game
 from bot.tournament.record import tournament_penalty
 from bot.tournaments import TournamentService
 from handlers.args import SEAT, SECONDS, USERNAME, Arg, Word, takes
@@ -206,6 +206,7 @@ async def hand_over(
         await message.answer(service.t(lang, "host.host_usage"))
         return
     await service.repos.games.set_host(game.game_id, target_id, now=service.clock.now())
+    log_game(game, "the Host handed over to user %s", target_id)
     link = f'<a href="tg://user?id={target_id}">{escape(target_name)}</a>'
     await message.answer(service.t(lang, "host.handed_over", host=link))
     # The panel goes to the new Host (none if they hold a seat).

@@ -20,9 +20,10 @@ import asyncio
 import contextlib
 import logging
 import os
+import secrets
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import Literal, Self, TypeAlias
@@ -58,6 +59,9 @@ class Database:
         self._lock = asyncio.Lock()
         self._holder: asyncio.Task[object] | None = None
         self._savepoints = 0
+        # The unguessable tokens of join and registration links. The offline demo swaps
+        # in a seeded source, so that the same seed prints the same transcript.
+        self.new_token: Callable[[], str] = lambda: secrets.token_urlsafe(16)
 
     @classmethod
     async def open(
@@ -103,6 +107,11 @@ class Database:
             await connection.close()
             raise
         return database
+
+    @property
+    def busy(self) -> bool:
+        """A statement or a transaction is under way (a driver of a virtual clock waits)."""
+        return self._lock.locked()
 
     async def close(self) -> None:
         """Close the connection once the transaction in progress, if any, has ended."""

@@ -6,7 +6,6 @@ does know is the lifecycle, because start-up and the one-game-a-chat rule depend
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -111,7 +110,7 @@ class GameRepository:
                     settings_json,
                     now,
                     now,
-                    secrets.token_urlsafe(16),
+                    self._db.new_token(),
                 ),
             )
         assert row is not None  # RETURNING of an insert always yields the row

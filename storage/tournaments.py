@@ -6,7 +6,6 @@ themselves are derived from the protocols of the tournament's games.
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -95,7 +94,7 @@ class TournamentRepository:
         row = await self._db.fetch_one(
             "INSERT INTO tournaments (name, judge_user_id, settings_json, created_at, reg_token) "
             "VALUES (?, ?, ?, ?, ?) RETURNING *",
-            (name, judge_user_id, settings_json, now, secrets.token_urlsafe(16)),
+            (name, judge_user_id, settings_json, now, self._db.new_token()),
         )
         assert row is not None  # RETURNING of an insert always yields the row
         return _tournament(row)

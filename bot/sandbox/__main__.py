@@ -44,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         rate_limits=args.rate_limits,
         flaky_429=args.flaky_429,
         seed=args.seed,
+        any_token=True,
     )
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -33,6 +33,10 @@ class ApiError(Exception):
         return cls(404, "Not Found")
 
     @classmethod
+    def unauthorized(cls) -> ApiError:
+        return cls(401, "Unauthorized")
+
+    @classmethod
     def too_many_requests(cls, retry_after: int) -> ApiError:
         return cls(429, f"Too Many Requests: retry after {retry_after}", retry_after=retry_after)
 

@@ -3,9 +3,11 @@
 The sandbox refuses every request the real Bot API would refuse for its shape: an unknown
 method, an unknown or missing parameter, a value of the wrong type. It learns what is
 legal from a table committed next to it (`api_table.json`), so the tests never depend on
-where a copy of the specification happens to live. This script rebuilds that table:
+where a copy of the specification happens to live. This script rebuilds that table from
+the Bot API's documentation scraped into JSON (methods and types with their fields), when
+Telegram publishes a new version of the API:
 
-    python -m bot.sandbox.make_api_table /work/shared/botapi/api.json
+    python -m bot.sandbox.make_api_table path/to/api.json
 
 The table keeps, for every method, its parameters with their types and whether they are
 required, and what it returns; for every type, its fields the same way, or the subtypes

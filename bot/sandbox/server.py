@@ -54,6 +54,8 @@ class Sandbox:
     429 "retry after `flaky_retry_after`", chosen by a generator seeded with `seed`.
     `local_mode` is a Bot API server started with `--local`: it accepts a webhook on
     plain HTTP, any port and a local address (a bot on 127.0.0.1), which Telegram doesn't.
+    A token other than `token` is answered 401 Unauthorized, as Telegram answers a revoked
+    one, unless `any_token` (the standalone process serves whichever bot connects).
     """
 
     def __init__(
@@ -69,11 +71,13 @@ class Sandbox:
         flaky_retry_after: int = 1,
         seed: int = 0,
         local_mode: bool = False,
+        any_token: bool = False,
     ):
         self.clock: Clock = clock or time.time
         self.bot = Account(bot_id, bot_name, username=bot_username, is_bot=True)
         self.world = World(self.bot, self.clock, privacy_mode=privacy_mode)
         self.token = f"{bot_id}:sandbox-token"
+        self.any_token = any_token
         self.schema = ApiSchema.load()
         self.api = BotApi(self.world, local_mode=local_mode)
         self.webhook_delivery = WebhookDelivery(self.world.updates, self.clock, self._touch)
@@ -333,10 +337,14 @@ class Sandbox:
             return 0.0
         return asyncio.get_running_loop().time() - self._last_activity
 
-    def transcript(self, chat: Chat | None = None) -> str:
-        """Every chat (or one) as readable lines, in the order things happened."""
+    def transcript(
+        self, chat: Chat | None = None, order: Callable[[SimMessage], Any] | None = None
+    ) -> str:
+        """Every chat (or one) as readable lines, in the order things happened (or `order`)."""
         chats = [chat] if chat is not None else list(self.world.chats())
-        messages = sorted((m for c in chats for m in c.messages()), key=lambda m: m.seq)
+        messages = sorted(
+            (m for c in chats for m in c.messages()), key=order or (lambda m: m.seq)
+        )
         return "\n".join(_transcript_line(message) for message in messages)
 
     # -- serving the Bot API --------------------------------------------------------------
@@ -366,6 +374,10 @@ class Sandbox:
         method = self.schema.method(name)
         if method is None or not _TOKEN.fullmatch(request.match_info["token"]):
             return self._answer(name, {}, ApiError.not_found())
+        if not self.any_token and request.match_info["token"] != self.token:
+            # Telegram's answer to a token of the right shape that names no bot (revoked,
+            # mistyped, another bot's).
+            return self._answer(name, {}, ApiError.unauthorized())
         raw: dict[str, Any] = {}
         try:
             raw, files = await _read_params(request, method)

@@ -523,6 +523,7 @@ class World:
         self.default_admin_rights: dict[bool, dict[str, Any]] = {}
         self.texts: dict[tuple[str, str], str] = {}
         self._seq = itertools.count(1)
+        self.last_seq = 0  # of the newest message: where a driver's step ended
         self._file_seq = itertools.count(1)
         self._query_seq = itertools.count(4_000_000_000_000_000_001)
         self._link_seq = itertools.count(1)
@@ -574,6 +575,7 @@ class World:
             seq=next(self._seq),
             **content,
         )
+        self.last_seq = message.seq
         chat.store(message)
         return message
 

@@ -114,3 +114,18 @@ async def test_file_parts_are_read_by_name_or_by_attach_reference(
     assert photo.file.data == b"\x89PNG"
     assert document.file is not None
     assert (document.file.filename, document.file.data) == ("game.json", b"protocol")
+
+
+async def test_a_token_of_another_bot_is_unauthorized() -> None:
+    """Telegram answers a revoked or mistyped token of the right shape 401 (issue 13:
+    `python -m bot check` names it)."""
+    async with Sandbox() as sandbox, aiohttp.ClientSession() as http:
+        async with http.get(f"{sandbox.base_url}/bot123456:revoked/getMe") as response:
+            assert response.status == 401
+            assert await response.json() == {
+                "ok": False,
+                "error_code": 401,
+                "description": "Unauthorized",
+            }
+        async with http.get(f"{sandbox.base_url}/bot{sandbox.token}/getMe") as response:
+            assert response.status == 200

@@ -1,0 +1,219 @@
+"""`python -m bot check` and `python -m bot backup` (issue 13).
+
+The check says in plain words what stops the bot from running (a mistyped or revoked
+token, a typo in a setting, a database it cannot open, a Bot API it cannot reach), never
+with a traceback and never with the token. The backup is a consistent, owner-only copy
+made while the bot writes, which the bot opens again as its database.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sqlite3
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.__main__ import main
+from bot.backup import backup
+from bot.check import check
+from bot.sandbox import Sandbox
+from storage.db import Database
+from storage.migrations import MIGRATIONS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write_config(folder: Path, bot_section: str, more: str = "") -> Path:
+    path = folder / "config.toml"
+    path.write_text(f"[bot]\n{bot_section}\n{more}", encoding="utf-8")
+    return path
+
+
+async def run_check(config: Path, **kwargs: bool) -> tuple[int, str]:
+    out = io.StringIO()
+    status = await check(config, out, env={}, **kwargs)
+    return status, out.getvalue()
+
+
+async def test_a_ready_bot_passes_every_check(tmp_path: Path) -> None:
+    async with Sandbox() as sandbox:
+        config = write_config(
+            tmp_path, f'token = "{sandbox.token}"\napi_server = "{sandbox.base_url}"'
+        )
+        status, said = await run_check(config)
+        assert sandbox.calls("getMe")
+    assert status == 0, said
+    assert "✗" not in said
+    assert f"schema version {MIGRATIONS[-1].version}, created" in said
+    assert "@mafia_table_bot" in said
+    assert "privacy mode is on" in said  # the sandbox's bot, like a new one, has it on
+    assert sandbox.token not in said and "sandbox-token" not in said
+    assert stat.S_IMODE((tmp_path / "mafia.sqlite3").stat().st_mode) == 0o600
+
+
+async def test_a_revoked_token_is_named_without_a_traceback(tmp_path: Path) -> None:
+    async with Sandbox() as sandbox:
+        config = write_config(
+            tmp_path, f'token = "123456:revoked-token"\napi_server = "{sandbox.base_url}"'
+        )
+        status, said = await run_check(config)
+    assert status == 1
+    assert "Telegram refuses the token (Unauthorized)" in said
+    assert "revoked-token" not in said and "Traceback" not in said
+
+
+async def test_an_unreachable_api_is_named(tmp_path: Path) -> None:
+    config = write_config(tmp_path, 'token = "123456:abc"\napi_server = "http://127.0.0.1:9"')
+    status, said = await run_check(config)
+    assert status == 1
+    assert "cannot reach the Bot API at http://127.0.0.1:9" in said
+
+
+@pytest.mark.parametrize(
+    ("section", "named"),
+    [
+        ('token = "123456 abcdef"', "[bot] token: not a bot token"),
+        ('token = "bot123456:abcdef"', "[bot] token: not a bot token"),
+        ('token = "123456:abc"\nlanguge = "en"', "[bot] languge: no such setting"),
+        ('token = "123456:abc"\nwebhook_port = 0', "[bot] webhook_port: Input should be"),
+    ],
+)
+async def test_a_bad_config_is_named_in_plain_words(
+    tmp_path: Path, section: str, named: str
+) -> None:
+    status, said = await run_check(write_config(tmp_path, section))
+    assert status == 1
+    assert named in said, said
+    assert "abcdef" not in said  # not even a mistyped token is repeated
+    assert not (tmp_path / "mafia.sqlite3").exists()  # nothing was touched
+
+
+async def test_a_database_it_cannot_open_is_named(tmp_path: Path) -> None:
+    (tmp_path / "mafia.sqlite3").write_bytes(b"not a database at all" * 100)
+    status, said = await run_check(write_config(tmp_path, 'token = "123456:abc"'))
+    assert status == 1
+    assert "✗ database:" in said and "file is not a database" in said
+    missing = write_config(tmp_path, 'database = "no/such/folder/mafia.sqlite3"')
+    status, said = await run_check(missing)
+    assert status == 1 and "does not exist" in said
+
+
+async def test_an_older_database_is_migrated_by_the_check(tmp_path: Path) -> None:
+    database = await Database.open(tmp_path / "mafia.sqlite3", migrations=MIGRATIONS[:1])
+    await database.close()
+    status, said = await run_check(write_config(tmp_path, ""))
+    assert status == 0, said
+    assert "migrated from schema version 1" in said
+
+
+async def test_no_token_is_the_demo_unless_a_token_is_required(tmp_path: Path) -> None:
+    config = write_config(tmp_path, 'token = ""')
+    status, said = await run_check(config)
+    assert status == 0 and "plays the offline sandbox demo" in said
+    status, said = await run_check(config, token_required=True)
+    assert status == 1 and "no bot token" in said
+
+
+def test_run_with_a_mistyped_token_says_so_without_a_traceback(tmp_path: Path) -> None:
+    """Before: aiogram's TokenValidationError, as a traceback."""
+    config = write_config(tmp_path, 'token = "12345:abc def"')
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "--config", str(config), "run"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "MAFIA_BOT_TOKEN": ""},
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "[bot] token: not a bot token" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+
+
+# --- backups ------------------------------------------------------------------------------
+
+
+async def test_a_backup_while_the_bot_writes_is_whole_private_and_opens_again(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "mafia.sqlite3"
+    database = await Database.open(path)
+    try:
+        async with database.transaction():
+            await database.execute(
+                "INSERT INTO chats (chat_id, type, title) VALUES (-1001, 'supergroup', 'Club')"
+            )
+        # A write in progress: the copy has what was committed, nothing of this.
+        async with database.transaction():
+            await database.execute(
+                "INSERT INTO chats (chat_id, type, title) VALUES (-1002, 'supergroup', 'Half')"
+            )
+            out = io.StringIO()
+            folder = tmp_path / "backups"
+            folder.mkdir()
+            assert backup(path, folder, out, now=0) == 0, out.getvalue()
+    finally:
+        await database.close()
+    copy = folder / "mafia-19700101-000000.sqlite3"
+    assert f"backed up to {copy}" in out.getvalue()
+    assert stat.S_IMODE(copy.stat().st_mode) == 0o600
+    assert [p.name for p in folder.iterdir()] == [copy.name]  # no partial file, no -wal
+    with sqlite3.connect(copy) as raw:
+        assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        titles = raw.execute("SELECT title FROM chats").fetchall()
+    assert titles == [("Club",)]
+    # Restoring is putting the copy where the database was: the bot opens it as is.
+    restored = await Database.open(copy)
+    await restored.close()
+
+
+def test_a_backup_never_overwrites_and_needs_a_database(tmp_path: Path) -> None:
+    out = io.StringIO()
+    assert backup(tmp_path / "none.sqlite3", tmp_path / "copy.sqlite3", out) == 1
+    assert "there is no database" in out.getvalue()
+    source = tmp_path / "mafia.sqlite3"
+    sqlite3.connect(source).close()
+    existing = tmp_path / "copy.sqlite3"
+    existing.write_text("keep me")
+    assert backup(source, existing, out) == 1
+    assert existing.read_text() == "keep me" and "never overwrites" in out.getvalue()
+
+
+def test_the_backup_command_takes_the_database_from_the_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sqlite3.connect(tmp_path / "club.sqlite3").close()
+    config = write_config(tmp_path, 'database = "club.sqlite3"')
+    assert main(["--config", str(config), "backup", str(tmp_path / "copy.sqlite3")]) == 0
+    assert "club.sqlite3 backed up to" in capsys.readouterr().out
+    assert (tmp_path / "copy.sqlite3").is_file()
+
+
+def test_a_container_is_configured_by_its_environment_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot.check import read_config
+
+    env = {
+        "MAFIA_BOT_TOKEN": "123456:abc",
+        "MAFIA_DATABASE": str(tmp_path / "data" / "mafia.sqlite3"),
+        "MAFIA_JUDGES": "111, 222",
+        "MAFIA_MODE": "webhook",
+        "MAFIA_WEBHOOK_URL": "https://mafia.example.org/telegram/updates",
+        "MAFIA_WEBHOOK_SECRET": "s" * 40,
+        "MAFIA_WEBHOOK_HOST": "0.0.0.0",
+        "MAFIA_WEBHOOK_PORT": "8080",
+        "MAFIA_LOG_FORMAT": "json",
+    }
+    monkeypatch.chdir(tmp_path)  # no ./config.toml here
+    config = read_config(None, env)
+    assert config.access.judges == [111, 222]
+    assert config.bot.mode == "webhook" and config.bot.webhook_port == 8080
+    assert config.bot.log_format == "json"
+    assert config.database_path == tmp_path / "data" / "mafia.sqlite3"

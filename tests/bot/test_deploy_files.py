@@ -1,0 +1,159 @@
+"""The files that deploy the bot (issue 13): the image's build context, the compose
+file, the systemd unit.
+
+No Docker engine runs here, so the build context is computed the way Docker computes it
+(.dockerignore's rules, in order, the last match winning) and checked against what the
+Dockerfile copies and what the bot reads at run time. `systemd-analyze verify` checks the
+unit where systemd is installed.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _pattern(rule: str) -> re.Pattern[str]:
+    """A .dockerignore pattern (Go's filepath.Match, plus `**` for any folders)."""
+    out = ""
+    i = 0
+    while i < len(rule):
+        if rule.startswith("**/", i):
+            out += "(?:.*/)?"
+            i += 3
+        elif rule.startswith("**", i):
+            out += ".*"
+            i += 2
+        elif rule[i] == "*":
+            out += "[^/]*"
+            i += 1
+        elif rule[i] == "?":
+            out += "[^/]"
+            i += 1
+        else:
+            out += re.escape(rule[i])
+            i += 1
+    return re.compile(out)
+
+
+def build_context(root: Path) -> set[str]:
+    """The files `docker build .` sends: every file not excluded by .dockerignore."""
+    rules = []
+    for line in (root / ".dockerignore").read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        keep = line.startswith("!")
+        rules.append((keep, _pattern(line.removeprefix("!").strip("/"))))
+    sent = set()
+    for path in root.rglob("*"):
+        if not path.is_file():
+            continue
+        name = path.relative_to(root).as_posix()
+        parts = name.split("/")
+        prefixes = ["/".join(parts[: k + 1]) for k in range(len(parts))]
+        excluded = False
+        for keep, pattern in rules:
+            if any(pattern.fullmatch(p) for p in prefixes):
+                excluded = not keep
+        if not excluded:
+            sent.add(name)
+    return sent
+
+
+@pytest.fixture(scope="module")
+def context() -> set[str]:
+    return build_context(ROOT)
+
+
+def test_the_image_gets_the_code_the_lock_and_what_the_bot_reads(context: set[str]) -> None:
+    needed = {"pyproject.toml", "requirements.lock", "README.md"}
+    for package in ("bot", "handlers", "storage"):
+        for path in (ROOT / package).rglob("*"):
+            if path.suffix in (".py", ".toml", ".json") and "__pycache__" not in path.parts:
+                needed.add(path.relative_to(ROOT).as_posix())
+    assert "bot/locales/ru.toml" in needed and "bot/sandbox/api_table.json" in needed
+    assert needed <= context, sorted(needed - context)
+
+
+def test_every_copy_of_the_dockerfile_finds_its_source(context: set[str]) -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    sources = []
+    for line in dockerfile.splitlines():
+        if line.startswith("COPY "):
+            *found, _target = line.split()[1:]
+            sources += found
+    assert sources
+    for source in sources:
+        assert source in context or any(f.startswith(f"{source}/") for f in context), source
+
+
+def test_no_secret_and_no_clutter_goes_into_the_image(context: set[str]) -> None:
+    for name in context:
+        first = name.split("/")[0]
+        assert first not in {".venv", ".git", "tests", "docs", "deploy", ".env"}, name
+        assert not name.endswith((".pyc", ".sqlite3", "-wal", "-shm")), name
+        assert name != "config.toml", name
+
+
+def test_the_image_runs_as_its_own_user_with_the_database_on_a_volume() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert dockerfile.startswith("#") and "FROM python:3.11-slim" in dockerfile
+    assert re.search(r"^USER mafia$", dockerfile, re.M)
+    assert 'VOLUME ["/data"]' in dockerfile and "MAFIA_DATABASE=/data/" in dockerfile
+    assert "--require-hashes -r requirements.lock" in dockerfile
+    assert "python -m bot check --token-required && exec python -m bot run" in dockerfile
+
+
+def test_compose_has_a_polling_and_a_webhook_profile_with_the_secret() -> None:
+    compose = (ROOT / "compose.yaml").read_text()
+    assert 'profiles: ["polling"]' in compose and 'profiles: ["webhook"]' in compose
+    assert "MAFIA_WEBHOOK_SECRET" in compose and "${MAFIA_DOMAIN:-}" in compose
+    # A required variable (`:?`) would stop the polling profile too: compose reads them all.
+    assert ":?" not in compose
+    caddy = (ROOT / "deploy" / "Caddyfile").read_text()
+    assert "X-Telegram-Bot-Api-Secret-Token {$MAFIA_WEBHOOK_SECRET}" in caddy
+    assert "reverse_proxy bot-webhook:8080" in caddy
+    # Every variable compose reads from .env is explained in the example.
+    example = (ROOT / "deploy" / "env.example").read_text()
+    for name in {*re.findall(r"\$\{(\w+)", compose), "MAFIA_WEBHOOK_SECRET", "MAFIA_BOT_TOKEN"}:
+        assert re.search(rf"^{name}=", example, re.M), name
+
+
+def test_the_systemd_unit_restarts_checks_first_and_keeps_the_database_private() -> None:
+    unit = (ROOT / "deploy" / "mafia-table.service").read_text()
+    assert "Restart=on-failure" in unit
+    assert "StateDirectoryMode=0700" in unit and "UMask=0077" in unit
+    assert "ExecStartPre=/opt/mafia-table/.venv/bin/python -m bot check" in unit
+    assert "MAFIA_DATABASE=/var/lib/mafia-table/" in unit
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")
+def test_the_systemd_unit_is_valid(tmp_path: Path) -> None:
+    # The unit names /opt/mafia-table; verify it with this checkout's interpreter there.
+    venv_python = ROOT / ".venv" / "bin" / "python"
+    text = (ROOT / "deploy" / "mafia-table.service").read_text()
+    text = text.replace("/opt/mafia-table/.venv/bin/python", str(venv_python))
+    text = text.replace("/opt/mafia-table", str(ROOT))
+    unit = tmp_path / "mafia-table.service"
+    unit.write_text(text)
+    done = subprocess.run(
+        ["systemd-analyze", "verify", "--man=no", str(unit)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    problems = [
+        line
+        for line in done.stderr.splitlines()
+        # A container without systemd running as PID 1 says so; that is not the unit's fault.
+        if "mafia-table.service" in line
+    ]
+    assert done.returncode == 0 and not problems, done.stderr
