@@ -291,12 +291,25 @@ async def standings(
 
 @takes("sheet.usage", Arg("game", GAME))
 async def sheet(
-    message: Message, service: GameService, tournaments: TournamentService, lang: str, game: int
+    message: Message,
+    bot: Bot,
+    service: GameService,
+    tournaments: TournamentService,
+    lang: str,
+    game: int,
 ) -> None:
+    """`/sheet GAME`: the protocol sheet (T3) and its printable page, for the game's Host,
+    its players and its tournament's Judge; anyone else gets the same answer whether the
+    game exists or not."""
+    assert message.from_user is not None
     try:
-        await message.answer(await tournaments.sheet_text(game, lang))
+        doc = await tournaments.sheet_for(message.from_user.id, game)
     except TournamentError as error:
         await _refuse(message, service, lang, error)
+        return
+    text, page = tournaments.sheet_views(doc, lang)
+    await message.answer(text)
+    await bot.send_document(message.chat.id, page)
 
 
 @takes(

@@ -298,7 +298,9 @@ async def test_the_judge_downloads_sheets_standings_and_a_protocol() -> None:
         await table.host.send(table.host.private, "/export")
         await table.settle()
         files = {m.file.filename: m.file.data for m in table.host.inbox() if m.file}
-        assert set(files) == {"standings.csv", "sheets.csv"}
+        # T3: the signed sheet came with its printable page; /export added the CSVs.
+        assert set(files) == {f"sheet-{game_id}.html", "standings.csv", "sheets.csv"}
+        assert b"Sheet of game #" in files[f"sheet-{game_id}.html"]
         assert files["standings.csv"].decode().splitlines()[0].startswith("place")
         await table.host.send(table.host.private, f"/protocol {game_id}")
         await table.settle()
