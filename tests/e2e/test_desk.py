@@ -47,11 +47,20 @@ async def test_T3_the_sheet_goes_to_its_host_players_and_judge_and_to_no_one_els
 
 
 @pytest.mark.rule("T3")
+@pytest.mark.rule("V1")
 async def test_T3_a_casual_games_sheet_for_its_host_says_it_is_casual() -> None:
     async with open_table(12, seed=6, lang="en", rate_limits=True) as table:
         await table.gather()
         await table.begin()
-        await play(table, Crowd(table, random.Random(6), "en"))
+        await say(table, table.host, table.group, "/warn 3 V1")
+        await table.host.press(table.group.messages()[-1], "Confirm")
+        await table.settle()
+        state = await play(table, Crowd(table, random.Random(6), "en"))
+        # The group's result: a disqualified player does not read as a plain line (T3).
+        result = next(m.content for m in table.group.messages() if "wins!" in m.content)
+        nick = state.seats[3].nick
+        role = table.texts("en", f"role.{state.roles[3].value}")
+        assert f"3 · {nick}: {role} · disqualification" in result
         host = table.host
         await host.start_bot()
         await table.settle()
