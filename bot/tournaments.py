@@ -26,6 +26,7 @@ from bot.rules.protocol import entry_from_json, public_entries
 from bot.rules.sheet import SheetRow, sheet
 from bot.rules.state import GameState
 from bot.service import GameService
+from bot.settings_view import change_lines
 from bot.sheet_view import sheet_html, sheet_message
 from bot.tournament.groups import Split, split
 from bot.tournament.protocol_sheet import (
@@ -36,6 +37,7 @@ from bot.tournament.protocol_sheet import (
 )
 from bot.tournament.record import TournamentOffence, disqualified_users, offences_in_game
 from bot.tournament.settings import (
+    SettingChange,
     TournamentSettings,
     check_judge_value,
     diff_settings,
@@ -128,6 +130,16 @@ class TournamentService:
             tournament_id, user_id, nick=free, now=self.games.clock.now()
         )
         return tournament
+
+    async def tournament_of_player(self, user_id: int) -> Tournament | None:
+        """The tournament a player is registered in: a running one first, then the newest."""
+        row = await self.repos.database.fetch_one(
+            "SELECT t.tournament_id FROM tournament_players p JOIN tournaments t "
+            "USING (tournament_id) WHERE p.user_id = ? "
+            "ORDER BY t.status = 'finished', t.tournament_id DESC LIMIT 1",
+            (user_id,),
+        )
+        return None if row is None else await self.repos.tournaments.get(row["tournament_id"])
 
     async def set_registration(self, tournament: Tournament, is_open: bool) -> None:
         await self.repos.tournaments.set_registration_open(tournament.tournament_id, is_open)
@@ -242,8 +254,8 @@ class TournamentService:
 
     async def change_setting(
         self, tournament: Tournament, name: str, value: str, override: bool
-    ) -> list[str]:
-        """Change one setting; returns the lines of the change, already announced."""
+    ) -> list[SettingChange]:
+        """Change one setting; returns what changed, already announced to every player."""
         old = self.settings(tournament)
         started = await self.repos.tours.last_tour(tournament.tournament_id) > 0
         if started and not override:
@@ -258,14 +270,19 @@ class TournamentService:
             raise TournamentError("settings.range", name=escape(name), **bounds) from error
         except (KeyError, ValueError, TypeError, OverflowError) as error:
             raise TournamentError("settings.bad", name=escape(name)) from error
-        changes = [f"{c.name}: {c.old} → {c.new}" for c in diff_settings(old, new)]
+        changes = diff_settings(old, new)
         if not changes:
             return []
         await self.repos.tournaments.set_settings(tournament.tournament_id, settings_to_json(new))
         key = "settings.override_announce" if started else "settings.announce"
-        await self._tell_players(
-            tournament, key, name=escape(tournament.name), changes="\n".join(changes)
-        )
+        # Each player reads the change in their language, in words and units (T6).
+        posts = []
+        for player in await self.repos.tournaments.players(tournament.tournament_id):
+            lang = await self.games.user_lang(player.user_id)
+            lines = change_lines(self.games.t, lang, changes, new)
+            text = self.games.t(lang, key, name=escape(tournament.name), changes="\n".join(lines))
+            posts.append(Post(player.user_id, text))
+        await self.games.sender.deliver(0, posts)
         return changes
 
     async def _tell_players(self, tournament: Tournament, key: str, **values: object) -> None:
@@ -665,6 +682,8 @@ def _with_setting(settings: TournamentSettings, name: str, value: str) -> Tourna
     if name not in {f.name for f in fields(settings)} - {"game"}:
         raise KeyError(name)
     number: dict[str, Any] = {name: int(value)}
+    if isinstance(getattr(settings, name), bool):
+        number[name] = bool(number[name])  # 1 or 0, as /settings takes it
     return replace(settings, **number)
 
 

@@ -114,6 +114,8 @@ async def test_T4_T5_forty_players_three_tours_standings_and_finish() -> None:
         places = [r.place for r in rows]
         assert places == sorted(places)  # shared places on equal totals keep the order
         final = await say(table, table.host, table.host.private, "/finish")
+        if "are shared" in final:  # T5, 7.1: the Judge ends with shared places
+            final = await say(table, table.host, table.host.private, "/finish confirm")
         assert "Top three" in final
         for person in players:
             assert "Top three" in person.inbox()[-1].content
