@@ -291,7 +291,8 @@ def _table(service: GameService, lang: str, rows: list[StandingsRow], me: int | 
     for group in _places(rows):
         names = _names([_who(r, lang, me) for r in group])
         line = f"{_span(group)}. {names} — {as_points(lang, group[0].total_tenths)}"
-        lines.append(f"👉 {line}" if any(r.user_id == me for r in group) else line)
+        # The mark goes on the very line with the player's (bold) nick, in a long group too.
+        lines += [f"👉 {part}" if "<b>" in part else part for part in line.split("\n")]
     out = service.t(lang, "standings.out")
     for row in rows:
         if row.place is None:
