@@ -60,17 +60,31 @@ async def help_(message: Message, service: GameService, lang: str) -> None:
 async def rules(
     message: Message, service: GameService, tournaments: TournamentService, lang: str
 ) -> None:
+    assert message.from_user is not None
+    private = message.chat.type == "private"
+    await message.answer(
+        await rules_text(service, tournaments, message.chat.id, private, message.from_user.id, lang)
+    )
+
+
+async def rules_text(
+    service: GameService,
+    tournaments: TournamentService,
+    chat_id: int,
+    private: bool,
+    user_id: int,
+    lang: str,
+) -> str:
     """The rules in short with the timers and kill rule that apply here, and which those are:
     in a group, its game's or its tournament table's; in private, the player's tournament's;
     else the defaults."""
-    assert message.from_user is not None
     scheme, applies = service.casual_settings, service.t(lang, "rules.applies_default")
     tournament = None
-    if message.chat.type == "private":
-        tournament = await tournaments.tournament_of_player(message.from_user.id)
+    if private:
+        tournament = await tournaments.tournament_of_player(user_id)
     else:
-        game = await service.active_game(message.chat.id)
-        group = await service.repos.tours.group_of_chat(message.chat.id)
+        game = await service.active_game(chat_id)
+        group = await service.repos.tours.group_of_chat(chat_id)
         if game is not None:
             scheme = from_json(GameSettings, json.loads(game.settings_json))
             applies = service.t(lang, "rules.applies_game", game=game.game_id)
@@ -80,7 +94,7 @@ async def rules(
         scheme = tournaments.settings(tournament).game
         applies = service.t(lang, "rules.applies_tournament", name=escape(tournament.name))
     values = game_rule_values(service.t, lang, scheme)
-    await message.answer(service.t(lang, "rules.text", applies=applies, **values))
+    return service.t(lang, "rules.text", applies=applies, **values)
 
 
 async def status(message: Message, service: GameService, lang: str) -> None:

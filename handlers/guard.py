@@ -28,7 +28,8 @@ from bot.render import label
 from bot.rules.events import Phase
 from bot.rules.state import GameState
 from bot.service import GameService
-from handlers.common import status_text
+from bot.tournaments import TournamentService
+from handlers.common import rules_text, status_text
 from handlers.filters import IN_GROUP, IN_PRIVATE, Is
 from handlers.lobby import REQUIRED_RIGHTS
 from storage.games import Game
@@ -128,7 +129,11 @@ def silence_router() -> Router:
     answered: dict[int, float] = {}  # person -> when they were last answered
 
     async def asked_out_of_turn(
-        message: Message, command: CommandObject, bot: Bot, service: GameService
+        message: Message,
+        command: CommandObject,
+        bot: Bot,
+        service: GameService,
+        tournaments: TournamentService,
     ) -> None:
         running = await service.running_in_chat(message.chat.id)
         if running is None or message.from_user is None:
@@ -145,8 +150,10 @@ def silence_router() -> Router:
         asked = command.command.lower()
         if asked == "status":
             text = await status_text(service, message.chat.id, lang)
+        elif asked == "rules":  # this game's own timers, as /rules gives them
+            text = await rules_text(service, tournaments, message.chat.id, False, user_id, lang)
         else:
-            text = service.t(lang, "common.help_group" if asked == "help" else "common.rules")
+            text = service.t(lang, "common.help_group")
         # Who never pressed Start gets nothing, and nothing stays in the group.
         with contextlib.suppress(TelegramForbiddenError, TelegramBadRequest):
             await bot.send_message(user_id, text)

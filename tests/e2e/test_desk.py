@@ -149,4 +149,15 @@ async def test_rules_in_a_group_give_its_games_own_timers() -> None:
         rules = await say(table, table.host, table.group, "/rules")
         assert f"The settings of this game (#{table.game_id})." in rules
         assert "(50 s, then 30 s each)" in rules and "Each night (90 s)" in rules
+        # Asked out of turn during the game: deleted there, answered in private, the same.
+        await table.begin()
+        state = table.state
+        assert state is not None
+        asker = table.person(next(s for s in state.living() if s != state.speaker))
+        before = len(asker.inbox())
+        await asker.send(table.group, "/rules")
+        await table.settle()
+        answer = next(m.content for m in asker.inbox()[before:] if "in short" in m.content)
+        assert f"The settings of this game (#{table.game_id})." in answer
+        assert "(50 s, then 30 s each)" in answer
         table.sandbox.assert_no_bot_errors()
