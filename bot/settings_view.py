@@ -20,10 +20,7 @@ SHOWN = (
     "bonus_threshold",
     "bonus_coefficient",
     "standings_visible",
-    *(f"game.{name}" for name in TIMER_FIELDS),
-    "game.kill_rule",
-    "game.min_players",
-    "game.max_players",
+    *(f"game.{name}" for name in (*TIMER_FIELDS, "kill_rule", "min_players", "max_players")),
 )
 
 # The unit a timer is counted in (the rest are one stretch of time).
