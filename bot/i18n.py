@@ -80,3 +80,8 @@ def plural_form(lang: str, n: int) -> str:
             return "few"
         return "many"
     return "one" if n == 1 else "other"
+
+
+def decimal(lang: str, number: str) -> str:
+    """A decimal as the language writes it: "1,2" in Russian, "1.2" in English."""
+    return number.replace(".", ",") if lang == "ru" else number

@@ -442,16 +442,28 @@ class _Private(Protocol):
 
 
 def _result(state: GameState, lang: str, t: Texts, winner: str, seed: str) -> str:
-    table = "\n".join(
-        t(
-            lang,
-            "over.row",
-            player=label(state, row.seat),
-            role=t(lang, f"role.{row.role.value}"),
-            mark="🏆" if row.won else "·",
-        )
-        for row in sheet(state)
-    )
+    rows = []
+    for row in sheet(state):
+        # T3: who left and how, and any warnings, so a removal never reads as a plain line.
+        notes = []
+        taken_out = [p for p in row.penalties if p is not Penalty.WARNING]
+        if taken_out:
+            notes.append(t(lang, f"penalty.{taken_out[-1].value}"))
+        elif row.left is not None:
+            notes.append(t(lang, f"over.left_{row.left.value}"))
+        warnings = len(row.penalties) - len(taken_out)
+        if warnings:
+            notes.append(f"⚠️ {warnings}")
+        values = {
+            "player": label(state, row.seat),
+            "role": t(lang, f"role.{row.role.value}"),
+            "mark": "🏆" if row.won else "·",
+        }
+        if notes:
+            rows.append(t(lang, "over.row_note", note=" · ".join(notes), **values))
+        else:
+            rows.append(t(lang, "over.row", **values))
+    table = "\n".join(rows)
     return t(lang, f"over.{winner}", sheet=table, seed=seed, commitment=state.commitment)
 
 

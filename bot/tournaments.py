@@ -8,10 +8,14 @@ stores, looks up and tells people.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import Any
+
+from aiogram.exceptions import TelegramAPIError
+from aiogram.types import BufferedInputFile
 
 from bot.callbacks import BanCb
 from bot.i18n import escape
@@ -19,14 +23,21 @@ from bot.render import Button, Post, named
 from bot.rules.codec import to_json
 from bot.rules.errors import BadSettings
 from bot.rules.protocol import entry_from_json, public_entries
-from bot.rules.roles import Side
 from bot.rules.sheet import SheetRow, sheet
 from bot.rules.state import GameState
 from bot.service import GameService
+from bot.settings_view import change_lines
+from bot.sheet_view import sheet_html, sheet_message
 from bot.tournament.groups import Split, split
+from bot.tournament.protocol_sheet import (
+    Correction,
+    ProtocolSheet,
+    apply_change,
+    protocol_sheet,
+)
 from bot.tournament.record import TournamentOffence, disqualified_users, offences_in_game
-from bot.tournament.scoring import format_tenths, game_points
 from bot.tournament.settings import (
+    SettingChange,
     TournamentSettings,
     check_judge_value,
     diff_settings,
@@ -39,6 +50,8 @@ from storage.nicks import nick_key
 from storage.tournaments import PlayerStatus, Tournament, TournamentPlayer, TournamentStatus
 from storage.tours import TourGroup
 from storage.users import BanRequest
+
+log = logging.getLogger(__name__)
 
 
 class TournamentError(Exception):
@@ -117,6 +130,16 @@ class TournamentService:
             tournament_id, user_id, nick=free, now=self.games.clock.now()
         )
         return tournament
+
+    async def tournament_of_player(self, user_id: int) -> Tournament | None:
+        """The tournament a player is registered in: a running one first, then the newest."""
+        row = await self.repos.database.fetch_one(
+            "SELECT t.tournament_id FROM tournament_players p JOIN tournaments t "
+            "USING (tournament_id) WHERE p.user_id = ? "
+            "ORDER BY t.status = 'finished', t.tournament_id DESC LIMIT 1",
+            (user_id,),
+        )
+        return None if row is None else await self.repos.tournaments.get(row["tournament_id"])
 
     async def set_registration(self, tournament: Tournament, is_open: bool) -> None:
         await self.repos.tournaments.set_registration_open(tournament.tournament_id, is_open)
@@ -231,8 +254,8 @@ class TournamentService:
 
     async def change_setting(
         self, tournament: Tournament, name: str, value: str, override: bool
-    ) -> list[str]:
-        """Change one setting; returns the lines of the change, already announced."""
+    ) -> list[SettingChange]:
+        """Change one setting; returns what changed, already announced to every player."""
         old = self.settings(tournament)
         started = await self.repos.tours.last_tour(tournament.tournament_id) > 0
         if started and not override:
@@ -247,14 +270,19 @@ class TournamentService:
             raise TournamentError("settings.range", name=escape(name), **bounds) from error
         except (KeyError, ValueError, TypeError, OverflowError) as error:
             raise TournamentError("settings.bad", name=escape(name)) from error
-        changes = [f"{c.name}: {c.old} → {c.new}" for c in diff_settings(old, new)]
+        changes = diff_settings(old, new)
         if not changes:
             return []
         await self.repos.tournaments.set_settings(tournament.tournament_id, settings_to_json(new))
         key = "settings.override_announce" if started else "settings.announce"
-        await self._tell_players(
-            tournament, key, name=escape(tournament.name), changes="\n".join(changes)
-        )
+        # Each player reads the change in their language, in words and units (T6).
+        posts = []
+        for player in await self.repos.tournaments.players(tournament.tournament_id):
+            lang = await self.games.user_lang(player.user_id)
+            lines = change_lines(self.games.t, lang, changes, new)
+            text = self.games.t(lang, key, name=escape(tournament.name), changes="\n".join(lines))
+            posts.append(Post(player.user_id, text))
+        await self.games.sender.deliver(0, posts)
         return changes
 
     async def _tell_players(self, tournament: Tournament, key: str, **values: object) -> None:
@@ -365,47 +393,112 @@ class TournamentService:
             rows = sheet(state)
             notes = []
             for change in await self.repos.tours.sheet_changes(game.game_id):
-                rows = _apply_change(rows, change.change)
+                rows = apply_change(rows, change.change)
                 notes.append(f"{_describe(change.change)}: {change.reason}")
             result[game.game_id] = SignedSheet(game, rows, notes)
         return result
+
+    async def may_see_sheet(self, user_id: int, game: Game) -> bool:
+        """A game's sheet is for its Host, its players and its tournament's Judge (T3)."""
+        if user_id == game.host_user_id:
+            return True
+        state = await self.games.state(game.game_id)
+        if state is not None and any(st.user_id == user_id for st in state.seats.values()):
+            return True
+        if game.tournament_id is None:
+            return False
+        tournament = await self.repos.tournaments.get(game.tournament_id)
+        return (
+            tournament is not None
+            and tournament.judge_user_id == user_id
+            and self.may_judge(user_id)
+        )
+
+    async def sheet_for(self, user_id: int, game_id: int) -> ProtocolSheet:
+        """`/sheet GAME`: the sheet, if `user_id` may see it; else the same refusal whether
+        the game exists or not (a guessed number tells a stranger nothing)."""
+        game = await self.repos.games.get(game_id)
+        if game is None or not await self.may_see_sheet(user_id, game):
+            raise TournamentError("sheet.not_allowed", game=game_id)
+        if game.status is not GameStatus.OVER:
+            raise TournamentError("sheet.not_over", game=game_id)
+        if game.tournament_id is not None and game.signed_by is None:
+            raise TournamentError("sheet.unsigned", game=game_id)  # T3: the Judge's are signed
+        return await self.sheet_doc(game)
+
+    async def sheet_doc(self, game: Game) -> ProtocolSheet:
+        """The protocol sheet of an ended game, from its protocol (T3)."""
+        stored = await self.repos.protocol.read(game.game_id)
+        entries = [entry_from_json(json.loads(e.payload_json)) for e in stored]
+        host = await self._name(game.tournament_id, game.host_user_id)
+        signer = (
+            await self._name(game.tournament_id, game.signed_by)
+            if game.signed_by is not None
+            else None
+        )
+        corrections = [
+            Correction(c.change, c.reason, c.at)
+            for c in await self.repos.tours.sheet_changes(game.game_id)
+        ]
+        if game.tournament_id is None:
+            return protocol_sheet(entries, host=host, signed_by=signer, signed_at=game.signed_at)
+        tournament = await self.repos.tournaments.get(game.tournament_id)
+        assert tournament is not None
+        group = await self.repos.tours.group_of_game(game.game_id)
+        return protocol_sheet(
+            entries,
+            host=host,
+            settings=self.settings(tournament),
+            tournament=tournament.name,
+            tour=group.tour if group else None,
+            table=group.code if group else None,
+            signed_by=signer,
+            signed_at=game.signed_at,
+            corrections=corrections,
+        )
+
+    async def _name(self, tournament_id: int | None, user_id: int) -> str:
+        """A person as the sheet names them: their tournament nick, else their name."""
+        if tournament_id is not None:
+            player = await self.repos.tournaments.player(tournament_id, user_id)
+            if player is not None:
+                return player.nick
+        user = await self.repos.users.get(user_id)
+        if user is None:
+            return str(user_id)
+        return user.nick or user.first_name
+
+    def sheet_views(self, doc: ProtocolSheet, lang: str) -> tuple[str, BufferedInputFile]:
+        """The sheet as a message and as a printable HTML document."""
+        t, zone = self.games.t, self.games.timezone
+        page = sheet_html(t, lang, doc, zone).encode()
+        return sheet_message(t, lang, doc, zone), BufferedInputFile(
+            page, f"sheet-{doc.game_id}.html"
+        )
 
     async def sheet_text(self, game_id: int, lang: str) -> str:
         game = await self.repos.games.get(game_id)
         if game is None or game.tournament_id is None:
             raise TournamentError("sheet.unknown", game=game_id)
-        sheets = await self.signed_sheets(game.tournament_id)
-        if game_id not in sheets:
+        if game.status is not GameStatus.OVER or game.signed_by is None:
             raise TournamentError("sheet.unsigned", game=game_id)
-        signed = sheets[game_id]
-        t = self.games.t
-        tournament = await self.repos.tournaments.get(game.tournament_id)
-        assert tournament is not None
-        points = game_points(signed.rows, self.settings(tournament))
-        lines = [
-            t(
-                lang,
-                "sheet.row",
-                seat=r.seat,
-                nick=escape(r.nick),
-                role=t(lang, f"role.{r.role}"),
-                mark="🏆" if r.won else "·",
-                points=format_tenths(points[r.user_id]),
-                penalties=", ".join(t(lang, f"penalty.{p}") for p in r.penalties) or "",
-            )
-            for r in signed.rows
-        ]
-        history = "\n".join(signed.changes) or t(lang, "sheet.no_changes")
-        return t(lang, "sheet.text", game=game_id, rows="\n".join(lines), history=history)
+        return sheet_message(self.games.t, lang, await self.sheet_doc(game), self.games.timezone)
 
     async def send_sheet_to_judge(self, game: Game) -> None:
+        """T3: the signed sheet goes to the Judge, as a message and a printable page."""
         if game.tournament_id is None:
             return
         tournament = await self.repos.tournaments.get(game.tournament_id)
         assert tournament is not None
-        lang = await self.games.user_lang(tournament.judge_user_id)
-        text = await self.sheet_text(game.game_id, lang)
-        await self.games.sender.deliver(game.game_id, [Post(tournament.judge_user_id, text)])
+        judge = tournament.judge_user_id
+        lang = await self.games.user_lang(judge)
+        text, page = self.sheet_views(await self.sheet_doc(game), lang)
+        await self.games.sender.deliver(game.game_id, [Post(judge, text)])
+        try:
+            await self.games.sender.bot.send_document(judge, page)
+        except TelegramAPIError:
+            # The message above is the sheet; the page is a copy /sheet sends again.
+            log.warning("the sheet page of game %s did not reach the Judge", game.game_id)
 
     async def change_sheet(
         self, judge_id: int, game_id: int, change: dict[str, object], reason: str
@@ -589,24 +682,9 @@ def _with_setting(settings: TournamentSettings, name: str, value: str) -> Tourna
     if name not in {f.name for f in fields(settings)} - {"game"}:
         raise KeyError(name)
     number: dict[str, Any] = {name: int(value)}
+    if isinstance(getattr(settings, name), bool):
+        number[name] = bool(number[name])  # 1 or 0, as /settings takes it
     return replace(settings, **number)
-
-
-def _apply_change(rows: list[SheetRow], change: dict[str, object]) -> list[SheetRow]:
-    """A Judge's correction (T3): the winning side, or whether a seat earns its point."""
-    if change.get("field") == "winner":
-        side = Side(str(change["value"]))
-        return [
-            replace(
-                r,
-                won=r.side is side,
-                earns_point=r.side is side and not any(p != "warning" for p in r.penalties),
-            )
-            for r in rows
-        ]
-    seat = int(str(change.get("seat", 0)))
-    earns = bool(change.get("value"))
-    return [replace(r, earns_point=earns) if r.seat == seat else r for r in rows]
 
 
 def _describe(change: dict[str, object]) -> str:

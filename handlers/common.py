@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from aiogram import F, Router
 from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import Message
 
-from bot.i18n import LANGUAGES
+from bot.i18n import LANGUAGES, escape
 from bot.render import named
+from bot.rules.codec import from_json
+from bot.rules.settings import GameSettings
 from bot.service import GameService
+from bot.settings_view import game_rule_values
+from bot.tournaments import TournamentService
 from handlers.args import Arg, Word, takes
 from handlers.filters import IN_PRIVATE, Is
 from handlers.lobby import join_from_private
@@ -53,8 +58,44 @@ async def help_(message: Message, service: GameService, lang: str) -> None:
     await message.answer(service.t(lang, key))
 
 
-async def rules(message: Message, service: GameService, lang: str) -> None:
-    await message.answer(service.t(lang, "common.rules"))
+async def rules(
+    message: Message, service: GameService, tournaments: TournamentService, lang: str
+) -> None:
+    assert message.from_user is not None
+    private = message.chat.type == "private"
+    await message.answer(
+        await rules_text(service, tournaments, message.chat.id, private, message.from_user.id, lang)
+    )
+
+
+async def rules_text(
+    service: GameService,
+    tournaments: TournamentService,
+    chat_id: int,
+    private: bool,
+    user_id: int,
+    lang: str,
+) -> str:
+    """The rules in short with the timers and kill rule that apply here, and which those are:
+    in a group, its game's or its tournament table's; in private, the player's tournament's;
+    else the defaults."""
+    scheme, applies = service.casual_settings, service.t(lang, "rules.applies_default")
+    tournament = None
+    if private:
+        tournament = await tournaments.tournament_of_player(user_id)
+    else:
+        game = await service.active_game(chat_id)
+        group = await service.repos.tours.group_of_chat(chat_id)
+        if game is not None:
+            scheme = from_json(GameSettings, json.loads(game.settings_json))
+            applies = service.t(lang, "rules.applies_game", game=game.game_id)
+        elif group is not None:
+            tournament = await service.repos.tournaments.get(group.tournament_id)
+    if tournament is not None:
+        scheme = tournaments.settings(tournament).game
+        applies = service.t(lang, "rules.applies_tournament", name=escape(tournament.name))
+    values = game_rule_values(service.t, lang, scheme)
+    return service.t(lang, "rules.text", applies=applies, **values)
 
 
 async def status(message: Message, service: GameService, lang: str) -> None:

@@ -20,9 +20,9 @@ from bot.callbacks import BanCb
 from bot.i18n import escape
 from bot.render import Post
 from bot.rules.roles import Side
-from bot.rules.settings import TIMER_FIELDS
 from bot.service import GameService
-from bot.tournament.scoring import format_tenths
+from bot.settings_view import change_lines, settings_lines
+from bot.sheet_view import points as as_points
 from bot.tournament.standings import StandingsRow, top_three
 from bot.tournaments import TournamentError, TournamentService, words_of
 from handlers.args import (
@@ -45,6 +45,7 @@ from handlers.args import (
 from handlers.filters import IN_GROUP, IN_PRIVATE
 from handlers.lobby import missing_rights, refresh_lobby
 from storage.games import GameStatus
+from storage.tournaments import TournamentStatus
 
 PRIVATE = IN_PRIVATE
 OLD_REGISTRATION = re.compile(r"reg_[0-9]{1,9}")
@@ -152,21 +153,18 @@ async def settings(
             changes = await tournaments.change_setting(
                 tournament, name, str(value), override=override is not None
             )
+            lines = change_lines(service.t, lang, changes, tournaments.settings(tournament))
             key = "settings.changed" if changes else "settings.unchanged"
-            await message.answer(service.t(lang, key, changes="\n".join(changes)))
+            await message.answer(service.t(lang, key, changes="\n".join(lines)))
             return
     except TournamentError as error:
         await _refuse(message, service, lang, error)
         return
-    current = tournaments.settings(tournament)
-    lines = [
-        f"{name} = {getattr(current, name)}"
-        for name in ("group_min", "group_max", "bonus_threshold", "bonus_coefficient")
-    ]
-    game = current.game
-    lines += [f"game.{name} = {getattr(game, name)}" for name in (*TIMER_FIELDS, "kill_rule")]
+    # T6: each setting in words and units, with the key /settings changes it by.
+    lines = settings_lines(service.t, lang, tournaments.settings(tournament), keys=True)
+    shown = "\n".join(lines)
     await message.answer(
-        service.t(lang, "settings.show", name=escape(tournament.name), settings="\n".join(lines))
+        service.t(lang, "settings.in_words", name=escape(tournament.name), settings=shown)
     )
 
 
@@ -258,28 +256,95 @@ async def bind(
     await message.answer(service.t(lang, "bind.done", code=group.code, players=len(group.players)))
 
 
-def _table(service: GameService, lang: str, rows: list[StandingsRow]) -> str:
-    lines = []
+def _places(rows: list[StandingsRow]) -> list[list[StandingsRow]]:
+    """The placed rows, those who share a place together (T5)."""
+    groups: list[list[StandingsRow]] = []
     for row in rows:
-        place = str(row.place) if row.place is not None else service.t(lang, "standings.out")
-        notes = "; ".join(
-            f"{escape(a.reason)} ({format_tenths(a.tenths, signed=True)})" for a in row.adjustments
-        )
-        lines.append(
-            f"{place}. {escape(row.nick)} — {format_tenths(row.total_tenths)}"
-            + (f" [{notes}]" if notes else "")
-        )
+        if row.place is None:
+            continue
+        if groups and groups[-1][0].place == row.place:
+            groups[-1].append(row)
+        else:
+            groups.append([row])
+    return groups
+
+
+def _span(group: list[StandingsRow]) -> str:
+    """A place, or the places a group shares: "3", "1–4"."""
+    first = group[0].place
+    assert first is not None
+    return str(first) if len(group) == 1 else f"{first}–{first + len(group) - 1}"
+
+
+def _who(row: StandingsRow, lang: str, me: int | None) -> str:
+    name = f"<b>{escape(row.nick)}</b>" if row.user_id == me else escape(row.nick)
+    notes = "; ".join(
+        f"{escape(a.reason)} ({as_points(lang, a.tenths, signed=True)})" for a in row.adjustments
+    )
+    return name + (f" [{notes}]" if notes else "")
+
+
+def _table(service: GameService, lang: str, rows: list[StandingsRow], me: int | None = None) -> str:
+    """The standings, shared places as one line ("1–4. Вера, Дина — 2,2"); `me`'s line is
+    marked and their nick in bold (a player's own /standings)."""
+    lines = []
+    for group in _places(rows):
+        names = _names([_who(r, lang, me) for r in group])
+        line = f"{_span(group)}. {names} — {as_points(lang, group[0].total_tenths)}"
+        # The mark goes on the very line with the player's (bold) nick, in a long group too.
+        lines += [f"👉 {part}" if "<b>" in part else part for part in line.split("\n")]
+    out = service.t(lang, "standings.out")
+    for row in rows:
+        if row.place is None:
+            line = f"{out}. {_who(row, lang, me)} — {as_points(lang, row.total_tenths)}"
+            lines.append(f"👉 {line}" if row.user_id == me else line)
     return "\n".join(lines) or "—"
+
+
+def _names(names: list[str], per_line: int = 5) -> str:
+    """Nicks that share a place, a few to a line: a long list reads (and splits) by lines."""
+    lines = [", ".join(names[i : i + per_line]) for i in range(0, len(names), per_line)]
+    return ",\n".join(lines)
+
+
+def _top(rows: list[StandingsRow]) -> str:
+    return "; ".join(
+        f"{_span(g)}. " + _names([escape(r.nick) for r in g]) for g in _places(top_three(rows))
+    )
+
+
+def _inseparable(lang: str, rows: list[StandingsRow]) -> list[str]:
+    """The top-three places that several players share (7.1: the Judge decides)."""
+    return [
+        f"{_span(g)}. "
+        + _names([escape(r.nick) for r in g])
+        + f" — {as_points(lang, g[0].total_tenths)}"
+        for g in _places(top_three(rows))
+        if len(g) > 1
+    ]
 
 
 async def standings(
     message: Message, service: GameService, tournaments: TournamentService, lang: str
 ) -> None:
+    """The Judge's standings; a player's own tournament's, their line marked, unless the
+    Judge keeps them hidden until the end (T5, `standings_visible`)."""
     assert message.from_user is not None
+    me = message.from_user.id
     try:
-        tournament = await tournaments.judged_by(message.from_user.id)
+        tournament = await tournaments.judged_by(me)
     except TournamentError as error:
-        await _refuse(message, service, lang, error)
+        mine = await tournaments.tournament_of_player(me)
+        if mine is None:
+            await _refuse(message, service, lang, error)
+            return
+        visible = tournaments.settings(mine).standings_visible
+        if not visible and mine.status is not TournamentStatus.FINISHED:
+            await message.answer(service.t(lang, "standings.hidden", name=escape(mine.name)))
+            return
+        rows = await tournaments.standings(mine)
+        table = _table(service, lang, rows, me)
+        await message.answer(service.t(lang, "standings.text", name=escape(mine.name), table=table))
         return
     rows = await tournaments.standings(tournament)
     await message.answer(
@@ -291,12 +356,25 @@ async def standings(
 
 @takes("sheet.usage", Arg("game", GAME))
 async def sheet(
-    message: Message, service: GameService, tournaments: TournamentService, lang: str, game: int
+    message: Message,
+    bot: Bot,
+    service: GameService,
+    tournaments: TournamentService,
+    lang: str,
+    game: int,
 ) -> None:
+    """`/sheet GAME`: the protocol sheet (T3) and its printable page, for the game's Host,
+    its players and its tournament's Judge; anyone else gets the same answer whether the
+    game exists or not."""
+    assert message.from_user is not None
     try:
-        await message.answer(await tournaments.sheet_text(game, lang))
+        doc = await tournaments.sheet_for(message.from_user.id, game)
     except TournamentError as error:
         await _refuse(message, service, lang, error)
+        return
+    text, page = tournaments.sheet_views(doc, lang)
+    await message.answer(text)
+    await bot.send_document(message.chat.id, page)
 
 
 @takes(
@@ -378,23 +456,40 @@ async def adjust(
     )
     await message.answer(
         service.t(
-            lang, "adjust.done", nick=escape(player.nick), points=format_tenths(points, signed=True)
+            lang,
+            "adjust.done",
+            nick=escape(player.nick),
+            points=as_points(lang, points, signed=True),
         )
     )
 
 
+@takes("finish.usage", (), (Arg("confirm", Word(("confirm",))),))
 async def finish(
-    message: Message, service: GameService, tournaments: TournamentService, lang: str
+    message: Message,
+    service: GameService,
+    tournaments: TournamentService,
+    lang: str,
+    confirm: str | None = None,
 ) -> None:
-    """`/finish`: the final table, and the top three to every participant."""
+    """`/finish`: the final table, and the top three to every participant.
+
+    When players share a place in the top three (T5), nothing is finished yet: the
+    Judge is told, decides (7.1) with /adjust, or ends with shared places by
+    `/finish confirm`.
+    """
     assert message.from_user is not None
     try:
         tournament = await tournaments.judged_by(message.from_user.id)
     except TournamentError as error:
         await _refuse(message, service, lang, error)
         return
+    if confirm is None:
+        shared = _inseparable(lang, await tournaments.standings(tournament))
+        if shared:
+            await message.answer(service.t(lang, "finish.tied", places="\n".join(shared)))
+            return
     rows = await tournaments.finish(tournament)
-    winners = ", ".join(f"{r.place}. {escape(r.nick)}" for r in top_three(rows))
 
     posts = []
     for player in await service.repos.tournaments.players(tournament.tournament_id):
@@ -406,8 +501,8 @@ async def finish(
                     plang,
                     "standings.final",
                     name=escape(tournament.name),
-                    top=winners,
-                    table=_table(service, plang, rows),
+                    top=_top(rows),
+                    table=_table(service, plang, rows, player.user_id),
                 ),
             )
         )
@@ -417,7 +512,7 @@ async def finish(
             lang,
             "standings.final",
             name=escape(tournament.name),
-            top=winners,
+            top=_top(rows),
             table=_table(service, lang, rows),
         )
     )

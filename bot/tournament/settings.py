@@ -23,6 +23,9 @@ class TournamentSettings:
     group_max: int = 16  # T1: largest group
     bonus_threshold: int = 14  # T4: the bonus applies when MORE than this many started
     bonus_coefficient: int = 12  # T4: in tenths, 12 = x1.2
+    # T5: whether players may see the standings (/standings) before the end; the Judge
+    # always may. After /finish everyone does.
+    standings_visible: bool = True
     game: GameSettings = field(default_factory=GameSettings)  # the game scheme (T6)
 
     def __post_init__(self) -> None:
@@ -30,6 +33,11 @@ class TournamentSettings:
             value = getattr(self, name)
             if type(value) is not int:
                 raise BadSettings(f"{name} must be a whole number, got {value!r}", field=name)
+        if type(self.standings_visible) is not bool:
+            raise BadSettings(
+                f"standings_visible must be true or false, got {self.standings_visible!r}",
+                field="standings_visible",
+            )
         if not isinstance(self.game, GameSettings):
             raise BadSettings(f"game must be GameSettings, got {self.game!r}", field="game")
         if not 1 <= self.group_min <= self.group_max:
@@ -61,13 +69,15 @@ class TournamentSettings:
 
 # What the Judge's /settings accepts, by dotted name: the regulation's tables of 12 to 16
 # (T1), every timer from a second to an hour, a bonus threshold within a table's size
-# and a coefficient from x1.0 to x3.0 (T4). Tests and casual games build settings
+# and a coefficient from x1.0 to x3.0 (T4); standings_visible is 1 (players see the
+# standings during the tournament) or 0 (only at the end, T5). Tests and casual games build settings
 # directly and may go below these; nothing may go beyond what a game can run.
 JUDGE_RANGES: dict[str, tuple[float, float]] = {
     "group_min": (12, 16),
     "group_max": (12, 16),
     "bonus_threshold": (0, 16),
     "bonus_coefficient": (10, 30),
+    "standings_visible": (0, 1),
     **{f"game.{name}": (1, MAX_TIMER_SECONDS) for name in TIMER_FIELDS},
 }
 

@@ -64,8 +64,14 @@ async def test_200_players_with_long_nicks_get_every_list_whole() -> None:
         codes = re.findall(r"T\d+R\d+G\d+", confirmed)
         assert len(codes) >= 13 and all(n in confirmed for n in nicks)
 
+        # A player's own standings, their line marked, arrive whole too.
+        mine = await command(table, players[150], "/standings")
+        assert all(n in mine for n in nicks) and "👉" in mine
+
         since = {p.id: len(p.inbox()) for p in players}
-        final = await command(table, judge, "/finish")
+        tied = await command(table, judge, "/finish")
+        assert "are shared" in tied and all(n in tied for n in nicks)  # 200 share 1st place
+        final = await command(table, judge, "/finish confirm")
         assert "Top three" in final and all(n in final for n in nicks)
         for person in (players[0], players[-1]):
             got = answers(person, since[person.id])

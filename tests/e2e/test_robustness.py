@@ -60,9 +60,11 @@ async def test_T6_the_judge_cannot_set_an_absurd_value() -> None:
             assert answer.startswith("Usage: /settings"), args
             assert "timers 1 to 3600 s, group sizes 12 to 16" in answer
         shown = await say(table, judge, judge.private, "/settings")
-        assert "game.introduction_seconds = 30.0" in shown and "group_min = 12" in shown
+        # T6: in words and units, each with the key that changes it.
+        assert "Day 0, introductions: 30 s per player — game.introduction_seconds" in shown
+        assert "Fewest players in a group: 12 — group_min" in shown
         changed = await say(table, judge, judge.private, "/settings game.introduction_seconds 45")
-        assert "game.introduction_seconds: 30.0 → 45.0" in changed
+        assert "Day 0, introductions: 30 s per player → 45 s per player" in changed
         table.sandbox.assert_no_bot_errors()
 
 
