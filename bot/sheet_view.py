@@ -39,7 +39,7 @@ def left_text(t: Texts, lang: str, left: Departure | None) -> str:
             if left.penalty is not None
             else t(lang, f"sheet.left_{left.cause.value}")
         )
-        why = t(lang, f"sheet.violation_{left.code.value if left.code else 'none'}")
+        why = t(lang, f"violation.{left.code.value if left.code else 'none'}")
         return t(lang, "sheet.left_removed", when=when, penalty=penalty, why=why).strip()
     return t(lang, f"sheet.left_{left.cause.value}", when=when).strip()
 

@@ -148,6 +148,31 @@ def samples(lang: str, nick: str, html: bool = True) -> dict[str, object]:
         "reason": violation(T, lang, VCode.V4),
         "violation": violation(T, lang, VCode.V4),
         "number": 2,
+        "note": T(lang, "over.left_vote"),
+        "event": T(lang, "sheet.event", tournament=escape_(nick), tour=3, table="B"),
+        "start": "12.03.2026 19:00",
+        "end": "12.03.2026 20:35",
+        "winner": T(lang, "demo.peaceful"),
+        "per_win": " (1,2)",
+        "signature": T(lang, "sheet.signature", host=escape_(nick), at="20:36"),
+        "corrections": "\n".join(
+            T(lang, "sheet.correction", at="21:00", change="+0,5", reason=escape_(nick))
+            for _ in range(3)
+        ),
+        "at": "20:36",
+        "why": violation(T, lang, VCode.V7),
+        "change": "+0,5",
+        "places": "\n".join(f"{n}–4. " + ", ".join(escape_(nick) for _ in range(4)) for n in (1, 2)),
+        "threshold": 14,
+        "applies": T(lang, "rules.applies_game", game=1234),
+        **{
+            f"{name}_seconds": 60
+            for name in (
+                "introduction", "acquaintance", "round1", "round2",
+                "defence", "vote", "last_word", "night",
+            )
+        },  # fmt: skip
+        "kill_rule": T(lang, "setting_value.kill_unanimous"),
         "how": T(lang, "board.cause.vote"),
         "when": T(lang, "board.day_short", n=3),
         "what": violation(T, lang, VCode.V2),

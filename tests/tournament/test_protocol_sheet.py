@@ -115,7 +115,7 @@ def test_T3_a_peaceful_win_sheet_has_every_field() -> None:
         assert "🏆 Победа мирных" in text and "Победа за этим столом: 1,0" in text
         assert "✍️ Ведущий Кирилл подписал 01.12.2026" in text
         assert "Д1 голосование" in text and "Н1 убийство" in text
-        assert "Д2 снятие с игры (флуд, отвлекающие сообщения)" in text
+        assert "Д2 снятие с игры (флуд и отвлекающие сообщения)" in text
         assert "Д2 дисквалификация (раскрытие карты)" in text
         assert "до конца" in text
         for row in doc.rows:
@@ -124,8 +124,8 @@ def test_T3_a_peaceful_win_sheet_has_every_field() -> None:
     assert "⚠️ 1" in ru
     en = flat(sheet_message(T, "en", doc, ZONE))
     assert "Sheet of game #7" in en and "The peaceful side won" in en
-    assert "D1 voted out" in en and "N1 killed" in en and "points 1.0" in en
-    assert "D2 disqualification (revealed the card)" in en
+    assert "day 1 voted out" in en and "night 1 killed" in en and "points 1.0" in en
+    assert "day 2 disqualification (revealing a card)" in en
 
 
 @pytest.mark.rule("T3")
@@ -139,10 +139,10 @@ def test_T3_a_mafia_win_at_fifteen_scores_one_point_two_and_names_the_removals()
     text = flat(sheet_message(T, "ru", doc, ZONE))
     assert "🏆 Победа мафии" in text and "Победа за этим столом: 1,2" in text
     assert text.count("баллы: 1,2") == 4
-    assert "Д1 снятие с игры (решение ведущего)" in text
+    assert "Д1 снятие с игры (решение Ведущего)" in text
     assert "Н1 убийство" in text
     page = sheet_html(T, "en", doc, ZONE)
-    assert "The mafia won" in page and "1.2" in page and "D1 removal from the game" in page
+    assert "The mafia won" in page and "1.2" in page and "day 1 removal from the game" in page
 
 
 @pytest.mark.rule("T3")
