@@ -74,6 +74,7 @@ class Sandbox:
         self.bot = Account(bot_id, bot_name, username=bot_username, is_bot=True)
         self.world = World(self.bot, self.clock, privacy_mode=privacy_mode)
         self.token = f"{bot_id}:sandbox-token"
+        self.world.bot_token = self.token
         self.schema = ApiSchema.load()
         self.api = BotApi(self.world, local_mode=local_mode)
         self.webhook_delivery = WebhookDelivery(self.world.updates, self.clock, self._touch)
