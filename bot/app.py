@@ -78,6 +78,7 @@ PRIVATE_COMMANDS = (
     "settings",
     "groups",
     "standings",
+    "stats",
     "sheet",
     "fix",
     "adjust",

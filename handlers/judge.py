@@ -19,11 +19,12 @@ from aiogram.types import (
 from bot.callbacks import BanCb
 from bot.i18n import escape
 from bot.render import Post
-from bot.rules.roles import Side
+from bot.rules.roles import Role, Side
 from bot.rules.settings import TIMER_FIELDS
 from bot.service import GameService
 from bot.tournament.scoring import format_tenths
 from bot.tournament.standings import StandingsRow, top_three
+from bot.tournament.stats import PlayerStats, Tally
 from bot.tournaments import TournamentError, TournamentService, words_of
 from handlers.args import (
     GAME,
@@ -287,6 +288,63 @@ async def standings(
             lang, "standings.text", name=escape(tournament.name), table=_table(service, lang, rows)
         )
     )
+
+
+def _stats_block(service: GameService, lang: str, title: str, stats: PlayerStats) -> str:
+    t = service.t
+    if not stats.total.games:
+        return f"{title}\n{t(lang, 'stats.no_games')}"
+
+    def line(what: str, tally: Tally) -> str:
+        return t(
+            lang,
+            "stats.line",
+            what=what,
+            games=tally.games,
+            wins=tally.wins,
+            points=format_tenths(tally.tenths),
+        )
+
+    lines = [title, line(t(lang, "stats.all_roles"), stats.total)]
+    lines += [line(t(lang, f"role.{role}"), stats.of(role)) for role in Role]
+    return "\n".join(lines)
+
+
+@takes("stats.usage", (), (Arg("words", NICK_AND_MORE),))
+async def stats(
+    message: Message,
+    service: GameService,
+    tournaments: TournamentService,
+    lang: str,
+    words: str | None = None,
+) -> None:
+    """`/stats`: the sender's own; `/stats NICK`: the Judge's, for a player of their tournament.
+
+    Nobody else's statistics are anyone's to read: a player sees their own, and a Judge
+    those of their current tournament's players in that tournament only.
+    """
+    assert message.from_user is not None
+    t = service.t
+    if words is not None:
+        try:
+            tournament = await tournaments.judged_by(message.from_user.id)
+            player = await tournaments.player_by_nick(
+                tournament.tournament_id, " ".join(words_of(words))
+            )
+        except TournamentError as error:
+            await _refuse(message, service, lang, error)
+            return
+        found = (await tournaments.tournament_stats(tournament)).get(player.user_id)
+        title = t(lang, "stats.of_player", nick=escape(player.nick), name=escape(tournament.name))
+        await message.answer(_stats_block(service, lang, title, found or PlayerStats()))
+        return
+    per_tournament, overall = await tournaments.stats_of(message.from_user.id)
+    blocks = [
+        _stats_block(service, lang, t(lang, "stats.in_tournament", name=escape(tour.name)), line)
+        for tour, line in per_tournament
+    ]
+    blocks.append(_stats_block(service, lang, t(lang, "stats.overall"), overall))
+    await message.answer(t(lang, "stats.mine") + "\n\n" + "\n\n".join(blocks))
 
 
 @takes("sheet.usage", Arg("game", GAME))
@@ -691,6 +749,7 @@ def make_router() -> Router:
     router.message.register(settings, Command("settings"), PRIVATE)
     router.message.register(groups, Command("groups"), PRIVATE)
     router.message.register(standings, Command("standings"), PRIVATE)
+    router.message.register(stats, Command("stats"), PRIVATE)
     router.message.register(sheet, Command("sheet"), PRIVATE)
     router.message.register(fix, Command("fix"), PRIVATE)
     router.message.register(adjust, Command("adjust"), PRIVATE)
