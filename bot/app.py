@@ -35,6 +35,7 @@ from bot.rules.settings import GameSettings
 from bot.sender import Sender
 from bot.service import GameService
 from bot.tournaments import TournamentService
+from bot.web import PageLinks, TournamentPages, serve_pages
 from handlers import get_routers
 from handlers.failures import STORAGE_FAILURES, not_recorded
 from handlers.middleware import KnowTheSender, OncePerUpdate
@@ -125,6 +126,7 @@ async def build_app(
     pace_scale: float = 1.0,
     judges: frozenset[int] = frozenset(),
     timezone: str = "Europe/Moscow",
+    pages: PageLinks | None = None,
 ) -> App:
     sender = Sender(bot, clock, pace_scale)
     # Outermost: a text too long for one message becomes several, each paced in turn.
@@ -144,6 +146,7 @@ async def build_app(
     dispatcher = Dispatcher()
     dispatcher["service"] = service
     dispatcher["tournaments"] = TournamentService(service, judges)
+    dispatcher["pages"] = pages  # the live page's addresses, when [web] is on
     dispatcher.update.outer_middleware(OncePerUpdate())
     dispatcher.message.outer_middleware(KnowTheSender())
     dispatcher.callback_query.outer_middleware(KnowTheSender())
@@ -191,6 +194,8 @@ async def run_bot(config: Config) -> None:
     bot = make_bot(config.bot.token.get_secret_value(), config.bot.api_server)
     database = await Database.open(config.database_path, synchronous=config.bot.synchronous)
     timers = SchedulerTimers()
+    token = config.bot.token.get_secret_value()
+    pages = PageLinks(config.web.base_url, token) if config.web.enabled else None
     app = await build_app(
         bot,
         database,
@@ -202,8 +207,22 @@ async def run_bot(config: Config) -> None:
         pace_scale=config.bot.flood_window_scale,
         judges=frozenset(config.access.judges),
         timezone=config.bot.timezone,
+        pages=pages,
     )
+    page_server = None
     try:
+        if pages is not None:
+            page_server = await serve_pages(
+                TournamentPages(app.dispatcher["tournaments"], pages, token, texts),
+                config.web.host,
+                config.web.port,
+            )
+            # Where to point the reverse proxy, and the address people get.
+            print(
+                f"Live tournament page: listening on http://{config.web.host}:"
+                f"{config.web.port}, open at {pages.base_url}/t/...",
+                flush=True,
+            )
         await set_command_menus(bot, texts)
         timers.start()
         resumed = await app.service.resume_all()
@@ -214,6 +233,8 @@ async def run_bot(config: Config) -> None:
         else:
             await app.dispatcher.start_polling(bot)
     finally:
+        if page_server is not None:
+            await page_server.cleanup()
         timers.shutdown()
         await database.close()
         await bot.session.close()

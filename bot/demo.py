@@ -33,6 +33,7 @@ from bot.rules.roles import Role
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
 from bot.sandbox import CallbackPress, Sandbox, SettleTimeout, SimGroup, SimMessage, SimUser
+from bot.web import PageLinks
 from bot.webhook import new_secret, serve_webhook
 from storage.db import Database
 
@@ -126,6 +127,8 @@ class Table:
     webhook: bool = False
     webhook_port: int = 0
     webhook_secret: str = ""
+    # The live page's addresses, for a test that serves it (set, then restart()).
+    pages: PageLinks | None = None
 
     # --- the bot, which can be stopped and started again on the same database -----
 
@@ -143,6 +146,7 @@ class Table:
             self.settings,
             self.warning_seconds,
             seeds=lambda: demo_seed(self.seed),
+            pages=self.pages,
         )
         await self._moving_the_clock(set_command_menus(self.bot, self.texts))
         await self._moving_the_clock(self.app.service.resume_all())

@@ -13,7 +13,10 @@ from aiogram.types import (
     CallbackQuery,
     ChatMemberAdministrator,
     ChatMemberOwner,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
     Message,
+    WebAppInfo,
 )
 
 from bot.callbacks import BanCb
@@ -26,6 +29,7 @@ from bot.tournament.scoring import format_tenths
 from bot.tournament.standings import StandingsRow, top_three
 from bot.tournament.stats import PlayerStats, Tally
 from bot.tournaments import TournamentError, TournamentService, words_of
+from bot.web import PageLinks
 from handlers.args import (
     GAME,
     GROUP_CODE,
@@ -46,6 +50,7 @@ from handlers.args import (
 from handlers.filters import IN_GROUP, IN_PRIVATE
 from handlers.lobby import missing_rights, refresh_lobby
 from storage.games import GameStatus
+from storage.tournaments import Tournament
 
 PRIVATE = IN_PRIVATE
 OLD_REGISTRATION = re.compile(r"reg_[0-9]{1,9}")
@@ -273,8 +278,27 @@ def _table(service: GameService, lang: str, rows: list[StandingsRow]) -> str:
     return "\n".join(lines) or "—"
 
 
+def page_button(
+    service: GameService, lang: str, pages: PageLinks | None, tournament: Tournament
+) -> tuple[str, InlineKeyboardMarkup | None]:
+    """The live page under a standings message: its address, and the Mini App button when
+    the page is served over HTTPS (Telegram opens no other). Private chats only."""
+    if pages is None:
+        return "", None
+    url = pages.url(tournament)
+    link = "\n\n" + service.t(lang, "web.link", url=escape(url))
+    if not pages.opens_in_telegram:
+        return link, None
+    button = InlineKeyboardButton(text=service.t(lang, "web.button"), web_app=WebAppInfo(url=url))
+    return link, InlineKeyboardMarkup(inline_keyboard=[[button]])
+
+
 async def standings(
-    message: Message, service: GameService, tournaments: TournamentService, lang: str
+    message: Message,
+    service: GameService,
+    tournaments: TournamentService,
+    lang: str,
+    pages: PageLinks | None = None,
 ) -> None:
     assert message.from_user is not None
     try:
@@ -283,10 +307,13 @@ async def standings(
         await _refuse(message, service, lang, error)
         return
     rows = await tournaments.standings(tournament)
+    link, keyboard = page_button(service, lang, pages, tournament)
     await message.answer(
         service.t(
             lang, "standings.text", name=escape(tournament.name), table=_table(service, lang, rows)
         )
+        + link,
+        reply_markup=keyboard,
     )
 
 
