@@ -9,6 +9,8 @@ page and its JSON carry while the game runs. A screenshot is left in build/scree
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import json
 import random
 import re
@@ -23,9 +25,12 @@ from urllib.parse import parse_qs
 import aiohttp
 import pytest
 
+from bot.app import run_bot
+from bot.config import Config
 from bot.demo import RIGHTS, Crowd, Table, open_table
 from bot.rules.events import Phase
 from bot.rules.roles import Role
+from bot.sandbox import Sandbox
 from bot.web import PageLinks, TournamentPages, serve_pages
 from tests.e2e.test_tournament import INVITE, register_all, say
 
@@ -302,3 +307,55 @@ async def test_the_live_view_follows_a_table_from_the_lobby_to_its_result(
     assert {seat["seat"] for seat in gone} == {
         s for s, st in state.seats.items() if not st.alive
     }
+
+
+async def test_make_run_serves_the_page_and_says_where(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`python -m bot run` with [web] on: the listener, its address printed, the button."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    async with Sandbox() as sandbox:
+        config = Config.model_validate(
+            {
+                "bot": {
+                    "token": sandbox.token,
+                    "api_server": sandbox.base_url,
+                    "database": str(tmp_path / "mafia.sqlite3"),
+                },
+                "web": {"enabled": True, "port": port, "public_url": PUBLIC},
+            }
+        )
+        running = asyncio.create_task(run_bot(config))
+        try:
+            async with asyncio.timeout(20):
+                while "Live tournament page" not in capsys.readouterr().out:
+                    assert not running.done(), running
+                    await asyncio.sleep(0.02)
+            async with (
+                aiohttp.ClientSession() as http,
+                http.get(f"http://127.0.0.1:{port}/page.js") as script,
+            ):
+                assert script.status == 200
+            await sandbox.wait_polling()
+            judge = sandbox.add_user("Judge")
+            await judge.start_bot()
+            # The bot runs each update as its own task, as in production: wait for answers.
+            await judge.send(judge.private, "/tournament Cup")
+            async with asyncio.timeout(20):
+                while not any("start=reg_" in m.content for m in judge.inbox()):
+                    assert not running.done(), running
+                    await asyncio.sleep(0.05)
+            await judge.send(judge.private, "/standings")
+            async with asyncio.timeout(20):
+                while not (answers := [m for m in judge.inbox() if m.buttons()]):
+                    assert not running.done(), running
+                    await asyncio.sleep(0.05)
+            [[button]] = answers[0].buttons()
+            assert button.web_app is not None and button.web_app.startswith(f"{PUBLIC}/t/1/")
+        finally:
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
+            gc.unfreeze()  # run_bot froze the start-up heap: give this process's back
