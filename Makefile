@@ -13,7 +13,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 UV_VERSION := 0.13.8
 LOCK_ARGS  ?=
 
-.PHONY: run check test lint bench demo lock clean
+.PHONY: run check test lint browser bench demo lock clean
 
 $(PY):
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
@@ -45,8 +45,24 @@ lint: $(DEV_STAMP)
 	$(PY) -m ruff check bot handlers storage tests
 	$(PY) -m mypy
 
-test: lint
+test: lint browser
 	$(PY) -m pytest -n 2 --cov --cov-report=term
+
+# The live page's test drives the system's Chromium through its chromedriver (never a
+# browser of its own download). Installed here with apt-get where that works (root, or
+# sudo without a password); otherwise that one test skips and says why.
+browser:
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
+		if command -v apt-get >/dev/null 2>&1 && \
+			$$SUDO apt-get update -qq >/dev/null 2>&1 && \
+			$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver \
+				>/dev/null 2>&1; then \
+			echo "Installed Chromium and chromedriver for the live page's test."; \
+		else \
+			echo "Chromium could not be installed: the live page's browser test will skip."; \
+		fi; \
+	fi
 
 # The bot as its own process against the sandbox under the load of many games, next to a
 # bare aiogram bot, three rounds; 20 to 27 minutes. Options: make bench BENCH_ARGS="--repeat 1 ..."

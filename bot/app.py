@@ -35,6 +35,7 @@ from bot.rules.settings import GameSettings
 from bot.sender import Sender
 from bot.service import GameService
 from bot.tournaments import TournamentService
+from bot.web import PageLinks, TournamentPages, serve_pages
 from handlers import get_routers
 from handlers.failures import STORAGE_FAILURES, not_recorded
 from handlers.guard import AnswersInPrivate, OutOfTurnCommands
@@ -79,6 +80,7 @@ PRIVATE_COMMANDS = (
     "settings",
     "groups",
     "standings",
+    "stats",
     "sheet",
     "fix",
     "adjust",
@@ -125,6 +127,7 @@ async def build_app(
     pace_scale: float = 1.0,
     judges: frozenset[int] = frozenset(),
     timezone: str = "Europe/Moscow",
+    pages: PageLinks | None = None,
 ) -> App:
     sender = Sender(bot, clock, pace_scale)
     # Outermost: an answer to a command sent out of turn goes to its sender (D10, N5).
@@ -146,6 +149,7 @@ async def build_app(
     dispatcher = Dispatcher()
     dispatcher["service"] = service
     dispatcher["tournaments"] = TournamentService(service, judges)
+    dispatcher["pages"] = pages  # the live page's addresses, when [web] is on
     dispatcher.update.outer_middleware(OncePerUpdate())
     dispatcher.message.outer_middleware(KnowTheSender())
     dispatcher.message.outer_middleware(OutOfTurnCommands())  # after KnowTheSender: its `lang`
@@ -194,6 +198,8 @@ async def run_bot(config: Config) -> None:
     bot = make_bot(config.bot.token.get_secret_value(), config.bot.api_server)
     database = await Database.open(config.database_path, synchronous=config.bot.synchronous)
     timers = SchedulerTimers()
+    token = config.bot.token.get_secret_value()
+    pages = PageLinks(config.web.base_url, token) if config.web.enabled else None
     app = await build_app(
         bot,
         database,
@@ -205,8 +211,22 @@ async def run_bot(config: Config) -> None:
         pace_scale=config.bot.flood_window_scale,
         judges=frozenset(config.access.judges),
         timezone=config.bot.timezone,
+        pages=pages,
     )
+    page_server = None
     try:
+        if pages is not None:
+            page_server = await serve_pages(
+                TournamentPages(app.dispatcher["tournaments"], pages, token, texts),
+                config.web.host,
+                config.web.port,
+            )
+            # Where to point the reverse proxy, and the address people get.
+            print(
+                f"Live tournament page: listening on http://{config.web.host}:"
+                f"{config.web.port}, open at {pages.base_url}/t/...",
+                flush=True,
+            )
         await set_command_menus(bot, texts)
         timers.start()
         resumed = await app.service.resume_all()
@@ -217,6 +237,8 @@ async def run_bot(config: Config) -> None:
         else:
             await app.dispatcher.start_polling(bot)
     finally:
+        if page_server is not None:
+            await page_server.cleanup()
         timers.shutdown()
         await database.close()
         await bot.session.close()

@@ -87,24 +87,34 @@ async def check(
         print(f"✗ config: {problem}", file=out)
         return PROBLEM
     file = config_file(config_path, env)
-    print(f"✓ config: {file if file is not None else 'no file; defaults and environment'}",
-          file=out)
+    print(
+        f"✓ config: {file if file is not None else 'no file; defaults and environment'}", file=out
+    )
     if not await _database(config, out):
         return PROBLEM
     if config.bot.token is None and token_required:
-        print("✗ no bot token: set [bot] token in the config, or MAFIA_BOT_TOKEN; "
-              "@BotFather gives it when the bot is created", file=out)
+        print(
+            "✗ no bot token: set [bot] token in the config, or MAFIA_BOT_TOKEN; "
+            "@BotFather gives it when the bot is created",
+            file=out,
+        )
         return PROBLEM
     if config.bot.token is None:
-        print("· no bot token ([bot] token or MAFIA_BOT_TOKEN): `python -m bot run` plays "
-              "the offline sandbox demo instead", file=out)
+        print(
+            "· no bot token ([bot] token or MAFIA_BOT_TOKEN): `python -m bot run` plays "
+            "the offline sandbox demo instead",
+            file=out,
+        )
         return OK
     print("✓ token: the shape @BotFather gives", file=out)
     if not await _telegram(config, out):
         return PROBLEM
     if config.bot.mode == "webhook":
-        print(f"· webhook mode: Telegram will post to {config.bot.webhook_url}; the bot "
-              f"listens on {config.bot.webhook_host}:{config.bot.webhook_port}", file=out)
+        print(
+            f"· webhook mode: Telegram will post to {config.bot.webhook_url}; the bot "
+            f"listens on {config.bot.webhook_host}:{config.bot.webhook_port}",
+            file=out,
+        )
     return OK
 
 
@@ -115,22 +125,31 @@ async def _database(config: Config, out: TextIO) -> bool:
 
     path = config.database_path
     if not path.parent.is_dir():
-        print(f"✗ database: the folder {path.parent.resolve()} does not exist "
-              "(create it, writable by the bot's user only)", file=out)
+        print(
+            f"✗ database: the folder {path.parent.resolve()} does not exist "
+            "(create it, writable by the bot's user only)",
+            file=out,
+        )
         return False
     before = _schema_version(path)
     try:
         database = await Database.open(path, synchronous=config.bot.synchronous)
     except PermissionError as error:
-        print(f"✗ database: {path} cannot be opened for writing by this user ({error.strerror}); "
-              "the file and its folder must belong to the bot's user", file=out)
+        print(
+            f"✗ database: {path} cannot be opened for writing by this user ({error.strerror}); "
+            "the file and its folder must belong to the bot's user",
+            file=out,
+        )
         return False
     except StorageError as error:
         print(f"✗ database: {path}: {error}", file=out)
         return False
     except sqlite3.Error as error:
-        print(f"✗ database: {path} cannot be used: {error} (is it a SQLite file, and is "
-              "its folder writable by this user?)", file=out)
+        print(
+            f"✗ database: {path} cannot be used: {error} (is it a SQLite file, and is "
+            "its folder writable by this user?)",
+            file=out,
+        )
         return False
     await database.close()
     latest = MIGRATIONS[-1].version if MIGRATIONS else 0
@@ -173,15 +192,21 @@ async def _telegram(config: Config, out: TextIO) -> bool:
     try:
         me = await asyncio.wait_for(bot.get_me(), GET_ME_TIMEOUT)
     except TelegramUnauthorizedError:
-        print("✗ Telegram refuses the token (Unauthorized): it was mistyped or revoked. "
-              "@BotFather, /mybots → your bot → API Token shows the current one.", file=out)
+        print(
+            "✗ Telegram refuses the token (Unauthorized): it was mistyped or revoked. "
+            "@BotFather, /mybots → your bot → API Token shows the current one.",
+            file=out,
+        )
         return False
     except TelegramNotFound:
         print(f"✗ {server} answers 404 to the Bot API: is [bot] api_server right?", file=out)
         return False
     except (TelegramNetworkError, TimeoutError, OSError) as error:
-        print(f"✗ cannot reach the Bot API at {server}: {error or type(error).__name__} "
-              "(network, DNS, a firewall, or [bot] api_server)", file=out)
+        print(
+            f"✗ cannot reach the Bot API at {server}: {error or type(error).__name__} "
+            "(network, DNS, a firewall, or [bot] api_server)",
+            file=out,
+        )
         return False
     except TelegramAPIError as error:
         print(f"✗ the Bot API at {server} answered: {error.message}", file=out)
@@ -190,11 +215,16 @@ async def _telegram(config: Config, out: TextIO) -> bool:
         await bot.session.close()
     print(f"✓ Telegram: the bot is @{me.username} (id {me.id})", file=out)
     if not me.can_join_groups:
-        print("✗ the bot cannot be added to groups: @BotFather, /mybots → Bot Settings → "
-              "Allow Groups? → Turn groups on", file=out)
+        print(
+            "✗ the bot cannot be added to groups: @BotFather, /mybots → Bot Settings → "
+            "Allow Groups? → Turn groups on",
+            file=out,
+        )
         return False
     if not me.can_read_all_group_messages:
-        print("· privacy mode is on: the bot sees everything written in a group only as its "
-              "administrator, which it must be anyway (to delete out-of-turn messages)",
-              file=out)
+        print(
+            "· privacy mode is on: the bot sees everything written in a group only as its "
+            "administrator, which it must be anyway (to delete out-of-turn messages)",
+            file=out,
+        )
     return True

@@ -151,11 +151,44 @@ class GameSection(_Strict):
         return GameSettings(**values, min_players=min_players, max_players=max_players)
 
 
+class WebSection(_Strict):
+    """The live tournament page (bot.web): off unless asked for."""
+
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    port: int = Field(default=8081, ge=1, le=65535)
+    # Where people reach the page: the reverse proxy's HTTPS address (a Mini App button
+    # needs HTTPS); empty: the bare listener, http://host:port, for a look on this machine.
+    public_url: str | None = None
+
+    @field_validator("public_url", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: Any) -> Any:
+        return value or None
+
+    @field_validator("public_url")
+    @classmethod
+    def _page_address(cls, value: str | None) -> str | None:
+        if value is not None:
+            parts = urlsplit(value)
+            if parts.scheme not in ("https", "http") or not parts.hostname:
+                raise ValueError("public_url: an https:// address people can reach")
+            if parts.query or parts.fragment:
+                raise ValueError("public_url: an address without ? or #")
+            value = value.rstrip("/")
+        return value
+
+    @property
+    def base_url(self) -> str:
+        return self.public_url or f"http://{self.host}:{self.port}"
+
+
 class Config(_Strict):
     bot: BotSection = BotSection()
     access: AccessSection = AccessSection()
     casual: CasualSection = CasualSection()
     game: GameSection = GameSection()
+    web: WebSection = WebSection()
     base_dir: Path = Path()
 
     @property

@@ -36,6 +36,7 @@ from bot.rules.roles import Role
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
 from bot.sandbox import CallbackPress, Sandbox, SettleTimeout, SimGroup, SimMessage, SimUser
+from bot.web import PageLinks
 from bot.webhook import new_secret, serve_webhook
 from storage.db import Database
 
@@ -134,6 +135,8 @@ class Table:
     marks: list[int] = field(default_factory=list)
     # Join and registration links from the seed, as the game's own seed is.
     tokens: random.Random = field(default_factory=random.Random)
+    # The live page's addresses, for a test that serves it (set, then restart()).
+    pages: PageLinks | None = None
 
     # --- the bot, which can be stopped and started again on the same database -----
 
@@ -152,6 +155,7 @@ class Table:
             self.settings,
             self.warning_seconds,
             seeds=lambda: demo_seed(self.seed),
+            pages=self.pages,
         )
         await self._moving_the_clock(set_command_menus(self.bot, self.texts))
         await self._moving_the_clock(self.app.service.resume_all())

@@ -45,6 +45,7 @@ from bot.tournament.settings import (
     settings_to_json,
 )
 from bot.tournament.standings import Adjustment, StandingsRow, sheets_csv, standings, standings_csv
+from bot.tournament.stats import PlayerStats, everyone, player_stats, scored_rows, stats_csv
 from storage.games import Game, GameStatus
 from storage.nicks import nick_key
 from storage.tournaments import PlayerStatus, Tournament, TournamentPlayer, TournamentStatus
@@ -633,7 +634,43 @@ class TournamentService:
         return {
             "standings.csv": standings_csv(await self.standings(tournament)),
             "sheets.csv": sheets_csv(sheets, self.settings(tournament)),
+            "stats.csv": stats_csv(await self.tournament_stats(tournament), await self.nicks(tid)),
         }
+
+    # --- statistics (issue 12) --------------------------------------------------------
+
+    async def tournament_stats(self, tournament: Tournament) -> dict[int, PlayerStats]:
+        """Everyone's games, wins and points in the tournament, as its signed sheets read."""
+        sheets = (s.rows for s in (await self.signed_sheets(tournament.tournament_id)).values())
+        return everyone(scored_rows(sheets, self.settings(tournament)))
+
+    async def stats_of(
+        self, user_id: int
+    ) -> tuple[list[tuple[Tournament, PlayerStats]], PlayerStats]:
+        """A player's own: each tournament they are registered in, and overall.
+
+        Overall adds the casual games they played to the end, scored by the default T4
+        scheme (bot.tournament.stats).
+        """
+        per_tournament = []
+        mine: list[tuple[SheetRow, int]] = []
+        for tournament in await self.repos.tournaments.of_player(user_id):
+            signed = await self.signed_sheets(tournament.tournament_id)
+            rows = (s.rows for s in signed.values())
+            scored = [
+                (row, tenths)
+                for row, tenths in scored_rows(rows, self.settings(tournament))
+                if row.user_id == user_id
+            ]
+            per_tournament.append((tournament, player_stats(user_id, scored)))
+            mine += scored
+        casual = []
+        for game in await self.repos.games.casual_over_of(user_id):
+            state = await self.games.state(game.game_id)
+            if state is not None and state.winner is not None:
+                casual.append(sheet(state))
+        mine += scored_rows(casual, TournamentSettings())
+        return per_tournament, player_stats(user_id, mine)
 
     async def protocol_json(self, game_id: int) -> str:
         game = await self.repos.games.get(game_id)

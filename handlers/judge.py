@@ -13,18 +13,24 @@ from aiogram.types import (
     CallbackQuery,
     ChatMemberAdministrator,
     ChatMemberOwner,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
     Message,
+    WebAppInfo,
 )
 
 from bot.callbacks import BanCb
 from bot.i18n import escape
 from bot.render import Post
-from bot.rules.roles import Side
+from bot.rules.roles import Role, Side
 from bot.service import GameService
 from bot.settings_view import change_lines, settings_lines
 from bot.sheet_view import points as as_points
+from bot.tournament.scoring import format_tenths
 from bot.tournament.standings import StandingsRow, top_three
+from bot.tournament.stats import PlayerStats, Tally
 from bot.tournaments import TournamentError, TournamentService, words_of
+from bot.web import PageLinks
 from handlers.args import (
     GAME,
     GROUP_CODE,
@@ -45,7 +51,7 @@ from handlers.args import (
 from handlers.filters import IN_GROUP, IN_PRIVATE
 from handlers.lobby import missing_rights, refresh_lobby
 from storage.games import GameStatus
-from storage.tournaments import TournamentStatus
+from storage.tournaments import Tournament, TournamentStatus
 
 PRIVATE = IN_PRIVATE
 OLD_REGISTRATION = re.compile(r"reg_[0-9]{1,9}")
@@ -324,8 +330,27 @@ def _inseparable(lang: str, rows: list[StandingsRow]) -> list[str]:
     ]
 
 
+def page_button(
+    service: GameService, lang: str, pages: PageLinks | None, tournament: Tournament
+) -> tuple[str, InlineKeyboardMarkup | None]:
+    """The live page under a standings message: its address, and the Mini App button when
+    the page is served over HTTPS (Telegram opens no other). Private chats only."""
+    if pages is None:
+        return "", None
+    url = pages.url(tournament)
+    link = "\n\n" + service.t(lang, "web.link", url=escape(url))
+    if not pages.opens_in_telegram:
+        return link, None
+    button = InlineKeyboardButton(text=service.t(lang, "web.button"), web_app=WebAppInfo(url=url))
+    return link, InlineKeyboardMarkup(inline_keyboard=[[button]])
+
+
 async def standings(
-    message: Message, service: GameService, tournaments: TournamentService, lang: str
+    message: Message,
+    service: GameService,
+    tournaments: TournamentService,
+    lang: str,
+    pages: PageLinks | None = None,
 ) -> None:
     """The Judge's standings; a player's own tournament's, their line marked, unless the
     Judge keeps them hidden until the end (T5, `standings_visible`)."""
@@ -344,14 +369,78 @@ async def standings(
             return
         rows = await tournaments.standings(mine)
         table = _table(service, lang, rows, me)
-        await message.answer(service.t(lang, "standings.text", name=escape(mine.name), table=table))
+        link, keyboard = page_button(service, lang, pages, mine)
+        await message.answer(
+            service.t(lang, "standings.text", name=escape(mine.name), table=table) + link,
+            reply_markup=keyboard,
+        )
         return
     rows = await tournaments.standings(tournament)
+    link, keyboard = page_button(service, lang, pages, tournament)
     await message.answer(
         service.t(
             lang, "standings.text", name=escape(tournament.name), table=_table(service, lang, rows)
         )
+        + link,
+        reply_markup=keyboard,
     )
+
+
+def _stats_block(service: GameService, lang: str, title: str, stats: PlayerStats) -> str:
+    t = service.t
+    if not stats.total.games:
+        return f"{title}\n{t(lang, 'stats.no_games')}"
+
+    def line(what: str, tally: Tally) -> str:
+        return t(
+            lang,
+            "stats.line",
+            what=what,
+            games=tally.games,
+            wins=tally.wins,
+            points=format_tenths(tally.tenths),
+        )
+
+    lines = [title, line(t(lang, "stats.all_roles"), stats.total)]
+    lines += [line(t(lang, f"role.{role}"), stats.of(role)) for role in Role]
+    return "\n".join(lines)
+
+
+@takes("stats.usage", (), (Arg("words", NICK_AND_MORE),))
+async def stats(
+    message: Message,
+    service: GameService,
+    tournaments: TournamentService,
+    lang: str,
+    words: str | None = None,
+) -> None:
+    """`/stats`: the sender's own; `/stats NICK`: the Judge's, for a player of their tournament.
+
+    Nobody else's statistics are anyone's to read: a player sees their own, and a Judge
+    those of their current tournament's players in that tournament only.
+    """
+    assert message.from_user is not None
+    t = service.t
+    if words is not None:
+        try:
+            tournament = await tournaments.judged_by(message.from_user.id)
+            player = await tournaments.player_by_nick(
+                tournament.tournament_id, " ".join(words_of(words))
+            )
+        except TournamentError as error:
+            await _refuse(message, service, lang, error)
+            return
+        found = (await tournaments.tournament_stats(tournament)).get(player.user_id)
+        title = t(lang, "stats.of_player", nick=escape(player.nick), name=escape(tournament.name))
+        await message.answer(_stats_block(service, lang, title, found or PlayerStats()))
+        return
+    per_tournament, overall = await tournaments.stats_of(message.from_user.id)
+    blocks = [
+        _stats_block(service, lang, t(lang, "stats.in_tournament", name=escape(tour.name)), line)
+        for tour, line in per_tournament
+    ]
+    blocks.append(_stats_block(service, lang, t(lang, "stats.overall"), overall))
+    await message.answer(t(lang, "stats.mine") + "\n\n" + "\n\n".join(blocks))
 
 
 @takes("sheet.usage", Arg("game", GAME))
@@ -784,6 +873,7 @@ def make_router() -> Router:
     router.message.register(settings, Command("settings"), PRIVATE)
     router.message.register(groups, Command("groups"), PRIVATE)
     router.message.register(standings, Command("standings"), PRIVATE)
+    router.message.register(stats, Command("stats"), PRIVATE)
     router.message.register(sheet, Command("sheet"), PRIVATE)
     router.message.register(fix, Command("fix"), PRIVATE)
     router.message.register(adjust, Command("adjust"), PRIVATE)

@@ -155,6 +155,18 @@ class GameRepository:
         )
         return [_game(row) for row in rows]
 
+    async def casual_over_of(self, user_id: int) -> list[Game]:
+        """The casual games the user was dealt into that ended, oldest first (/stats).
+
+        A running game's seats are its lobby as dealt, and the lobby's rows stay.
+        """
+        rows = await self._db.fetch_all(
+            "SELECT g.* FROM games g JOIN lobby l USING (game_id) WHERE l.user_id = ? "
+            "AND g.status = 'over' AND g.tournament_id IS NULL ORDER BY g.game_id",
+            (user_id,),
+        )
+        return [_game(row) for row in rows]
+
     async def set_status(self, game_id: int, status: GameStatus, *, now: float) -> Game:
         """Move the game on in its life and return it; an ending clears its deadline.
 

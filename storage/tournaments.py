@@ -128,6 +128,15 @@ class TournamentRepository:
         )
         return [_tournament(row) for row in rows]
 
+    async def of_player(self, user_id: int) -> list[Tournament]:
+        """The tournaments the user is registered in, oldest first (/stats)."""
+        rows = await self._db.fetch_all(
+            "SELECT t.* FROM tournaments t JOIN tournament_players p USING (tournament_id) "
+            "WHERE p.user_id = ? ORDER BY t.tournament_id",
+            (user_id,),
+        )
+        return [_tournament(row) for row in rows]
+
     async def set_settings(self, tournament_id: int, settings_json: str) -> None:
         """Replace the tournament's scheme (whether it may still change is the service's rule)."""
         changed = await self._db.execute(

@@ -18,6 +18,7 @@ import mimetypes
 import re
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from bot.sandbox.errors import ApiError
 from bot.sandbox.formatting import FormattedText, check_length, format_text
@@ -221,6 +222,11 @@ class BotApi:
                     raise ApiError.bad_request("BUTTON_URL_INVALID")
                 if "web_app" in button and not isinstance(chat, PrivateChat):
                     raise ApiError.bad_request("BUTTON_TYPE_INVALID")
+                if "web_app" in button and not _https(button["web_app"].get("url", "")):
+                    raise ApiError.bad_request(
+                        "inline keyboard button Web App URL is invalid: "
+                        "Only HTTPS links are allowed"
+                    )
         if count > 100:
             raise ApiError.bad_request("reply markup is too long")
         # An empty keyboard is no keyboard.
@@ -777,3 +783,9 @@ class BotApi:
             return {key: texts.get((kind, language)) or texts.get((kind, ""), default)}
 
         return get_text
+
+
+def _https(url: str) -> bool:
+    """A Mini App's address: Telegram opens only HTTPS ones, with a host."""
+    parts = urlsplit(url)
+    return parts.scheme == "https" and bool(parts.hostname) and " " not in url

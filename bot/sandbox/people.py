@@ -11,9 +11,12 @@ real person could not do raises `SimulationError` at once, in the test.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 import re
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from bot.sandbox.errors import SimulationError
 from bot.sandbox.formatting import FormattedText
@@ -200,6 +203,38 @@ class SimUser(Account):
         if chosen.url is None:
             raise SimulationError(f"button {chosen.text!r} has no URL; use press()")
         return await self.open_link(chosen.url)
+
+    def open_web_app(self, message: SimMessage, button: str | int) -> str:
+        """Press a Mini App button: the address Telegram opens in its web view.
+
+        Telegram appends the launch data after `#`: `tgWebAppData` is the initData it
+        signs with the bot's token (HMAC-SHA256 keyed by HMAC("WebAppData", token)),
+        and a page reads it from there or from telegram-web-app.js.
+        """
+        self._check_sees(message)
+        chosen = self._button(message, button)
+        if chosen.web_app is None:
+            raise SimulationError(f"button {chosen.text!r} is not a Mini App button")
+        return self.launch_web_app(chosen.web_app, message.chat)
+
+    def launch_web_app(self, url: str, chat: Chat) -> str:
+        """`url` as Telegram opens it for this person from a button in `chat`."""
+        user = {"id": self.id, "first_name": self.first_name, "allows_write_to_pm": True}
+        if self.username:
+            user["username"] = self.username
+        if self.language_code:
+            user["language_code"] = self.language_code
+        fields = {
+            "user": json.dumps(user, ensure_ascii=False, separators=(",", ":")),
+            "chat_instance": str(self._world.chat_instance(chat)),
+            "chat_type": "sender",
+            "auth_date": str(self._world.now()),
+        }
+        check = "\n".join(f"{k}={v}" for k, v in sorted(fields.items()))
+        key = hmac.new(b"WebAppData", self._world.bot_token.encode(), hashlib.sha256).digest()
+        fields["hash"] = hmac.new(key, check.encode(), hashlib.sha256).hexdigest()
+        launch = urlencode({"tgWebAppData": urlencode(fields), "tgWebAppVersion": "9.0"})
+        return f"{url}#{launch}"
 
     async def open_link(self, url: str) -> SimMessage:
         """Open a t.me link: `?start=` starts the bot, `+code` joins a group.

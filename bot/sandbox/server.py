@@ -78,6 +78,7 @@ class Sandbox:
         self.world = World(self.bot, self.clock, privacy_mode=privacy_mode)
         self.token = f"{bot_id}:sandbox-token"
         self.any_token = any_token
+        self.world.bot_token = self.token
         self.schema = ApiSchema.load()
         self.api = BotApi(self.world, local_mode=local_mode)
         self.webhook_delivery = WebhookDelivery(self.world.updates, self.clock, self._touch)
@@ -342,9 +343,7 @@ class Sandbox:
     ) -> str:
         """Every chat (or one) as readable lines, in the order things happened (or `order`)."""
         chats = [chat] if chat is not None else list(self.world.chats())
-        messages = sorted(
-            (m for c in chats for m in c.messages()), key=order or (lambda m: m.seq)
-        )
+        messages = sorted((m for c in chats for m in c.messages()), key=order or (lambda m: m.seq))
         return "\n".join(_transcript_line(message) for message in messages)
 
     # -- serving the Bot API --------------------------------------------------------------

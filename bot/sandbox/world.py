@@ -176,6 +176,7 @@ class Button:
     column: int
     callback_data: str | None = None
     url: str | None = None
+    web_app: str | None = None  # the Mini App's URL
 
 
 @dataclass(frozen=True)
@@ -286,6 +287,7 @@ class SimMessage:
                     column=c,
                     callback_data=raw.get("callback_data"),
                     url=raw.get("url"),
+                    web_app=raw.get("web_app", {}).get("url"),
                 )
                 for c, raw in enumerate(row)
             ]
@@ -513,6 +515,8 @@ class World:
         self.bot = bot
         self.clock = clock
         self.privacy_mode = privacy_mode
+        # What Telegram signs a Mini App's initData with (set by the Sandbox).
+        self.bot_token = ""
         self.updates = UpdateQueue()
         self.users: dict[int, Account] = {}
         self.groups: dict[int, Group] = {}

@@ -121,6 +121,9 @@ def _text(value: str) -> str:
     return "'" + value if value.startswith(_FORMULA_START) else value
 
 
+spreadsheet_text = _text  # for the other exports (bot.tournament.stats)
+
+
 def _csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer)

@@ -66,6 +66,18 @@ CALLBACK_ANSWERS = {
 CALLBACK_LIMIT = 200
 COMMAND_DESCRIPTION_LIMIT = 256  # BotCommand.description, 1-256 characters
 
+# The timers /rules names, each a placeholder "{name}_seconds".
+TIMED = (
+    "introduction",
+    "acquaintance",
+    "round1",
+    "round2",
+    "defence",
+    "vote",
+    "last_word",
+    "night",
+)
+
 
 def placeholders(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
@@ -162,16 +174,10 @@ def samples(lang: str, nick: str, html: bool = True) -> dict[str, object]:
         "at": "20:36",
         "why": violation(T, lang, VCode.V7),
         "change": "+0,5",
-        "places": "\n".join(f"{n}–4. " + ", ".join(escape_(nick) for _ in range(4)) for n in (1, 2)),
+        "places": "\n".join(f"{n}–4. " + ", ".join([escape_(nick)] * 4) for n in (1, 2)),
         "threshold": 14,
         "applies": T(lang, "rules.applies_game", game=1234),
-        **{
-            f"{name}_seconds": 60
-            for name in (
-                "introduction", "acquaintance", "round1", "round2",
-                "defence", "vote", "last_word", "night",
-            )
-        },  # fmt: skip
+        **{f"{name}_seconds": 60 for name in TIMED},
         "kill_rule": T(lang, "setting_value.kill_unanimous"),
         "how": T(lang, "board.cause.vote"),
         "when": T(lang, "board.day_short", n=3),

@@ -58,4 +58,3 @@ async def test_the_sanction_ladder() -> None:
         (VCode.V2, Penalty.WARNING),
         (VCode.V5, Penalty.REMOVAL_FROM_GAME),
     ]
-

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import random
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 
 import pytest
 
 from bot.demo import RIGHTS, Crowd, Table, open_table, play
+from bot.rules.roles import Role
 from bot.rules.sheet import sheet
 from bot.sandbox import SimGroup, SimUser
+from bot.tournament.scoring import format_tenths
 
 REGISTRATION = re.compile(r"https://t\.me/\S+\?start=reg_[\w-]+")
 INVITE = re.compile(r"https://t\.me/\+[\w-]+")
@@ -90,6 +94,50 @@ async def expected_standings(table: Table, games: list[int]) -> Counter[int]:
     return totals
 
 
+def stats_line(what: str, games: int, wins: int, tenths: int) -> str:
+    return f"{what}: games {games}, wins {wins}, points {format_tenths(tenths)}"
+
+
+async def check_stats(table: Table, players: list[SimUser], games: list[int]) -> None:
+    """Issue 12: /stats, the Judge's /stats NICK and the export, against the games' states."""
+    expected: defaultdict[tuple[int, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    for game_id in games:
+        state = await table.app.service.state(game_id)
+        assert state is not None
+        point = 12 if len(state.seats) > 14 else 10
+        for row in sheet(state):
+            for what in ("All roles", table.texts("en", f"role.{row.role}")):
+                tally = expected[row.user_id, what]
+                tally[0] += 1
+                tally[1] += int(row.won)
+                tally[2] += point if row.earns_point else 0
+    labels = ["All roles", *(table.texts("en", f"role.{role}") for role in Role)]
+    nicks = await table.app.dispatcher["tournaments"].nicks(1)
+    for person in players[:3]:
+        own = await say(table, person, person.private, "/stats")
+        assert "Tournament “Autumn Cup”" in own and "Overall" in own
+        for what in labels:
+            # Once for the tournament, once overall: no casual game was played.
+            assert own.count(stats_line(what, *expected[person.id, what])) == 2, own
+    # The Judge looks up a player by nick; a player cannot look up another.
+    someone, other = players[5], players[6]
+    seen = await say(table, table.host, table.host.private, f'/stats "{nicks[someone.id]}"')
+    assert all(stats_line(w, *expected[someone.id, w]) in seen for w in labels), seen
+    refused = await say(table, other, other.private, f'/stats "{nicks[someone.id]}"')
+    assert "games" not in refused
+    await table.host.send(table.host.private, "/export")
+    await table.settle()
+    files = {m.file.filename: m.file.data for m in table.host.inbox() if m.file}
+    rows = list(csv.DictReader(io.StringIO(files["stats.csv"].decode())))
+    assert len(rows) == len(players)
+    for row in rows:
+        user = int(row["user_id"])
+        assert [int(row["games"]), int(row["wins"])] == expected[user, "All roles"][:2]
+        assert row["points"] == format_tenths(expected[user, "All roles"][2])
+        mafia = expected[user, table.texts("en", "role.mafia")]
+        assert [int(row["mafia_games"]), int(row["mafia_wins"])] == mafia[:2]
+
+
 @pytest.mark.rule("T4")
 async def test_T4_T5_forty_players_three_tours_standings_and_finish() -> None:
     async with open_table(40, seed=3, lang="en") as table:
@@ -113,6 +161,7 @@ async def test_T4_T5_forty_players_three_tours_standings_and_finish() -> None:
         assert {r.user_id: r.total_tenths for r in rows} == {p.id: expected[p.id] for p in players}
         places = [r.place for r in rows]
         assert places == sorted(places)  # shared places on equal totals keep the order
+        await check_stats(table, players, games)
         final = await say(table, table.host, table.host.private, "/finish")
         if "are shared" in final:  # T5, 7.1: the Judge ends with shared places
             final = await say(table, table.host, table.host.private, "/finish confirm")
@@ -301,7 +350,7 @@ async def test_the_judge_downloads_sheets_standings_and_a_protocol() -> None:
         await table.settle()
         files = {m.file.filename: m.file.data for m in table.host.inbox() if m.file}
         # T3: the signed sheet came with its printable page; /export added the CSVs.
-        assert set(files) == {f"sheet-{game_id}.html", "standings.csv", "sheets.csv"}
+        assert set(files) == {f"sheet-{game_id}.html", "standings.csv", "sheets.csv", "stats.csv"}
         assert b"Sheet of game #" in files[f"sheet-{game_id}.html"]
         assert files["standings.csv"].decode().splitlines()[0].startswith("place")
         await table.host.send(table.host.private, f"/protocol {game_id}")

@@ -20,6 +20,7 @@ from aiogram.types import (
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     ReplyParameters,
+    WebAppInfo,
 )
 
 from bot.sandbox import ManualClock, RateLimits, Sandbox, SimulationError, Window
@@ -82,6 +83,31 @@ async def test_callback_data_is_limited_to_64_bytes(bot: Bot, sandbox: Sandbox) 
         await bot.send_message(anna.id, "too long", reply_markup=keyboard("я" * 32 + "x"))
 
     assert [m.text for m in anna.inbox()] == ["fits"]
+
+
+def mini_app(url: str) -> InlineKeyboardMarkup:
+    button = InlineKeyboardButton(text="Open", web_app=WebAppInfo(url=url))
+    return InlineKeyboardMarkup(inline_keyboard=[[button]])
+
+
+async def test_a_mini_app_button_goes_to_private_chats_only_and_over_https(
+    bot: Bot, sandbox: Sandbox
+) -> None:
+    anna = sandbox.add_user("Anna")
+    await anna.start_bot()
+    group = sandbox.add_supergroup("Club", owner=anna)
+    group.add_bot(added_by=anna)
+
+    sent = await bot.send_message(anna.id, "page", reply_markup=mini_app("https://x.example/t/1"))
+    # The Bot API: web_app buttons are "available only in private chats".
+    with pytest.raises(TelegramBadRequest, match="BUTTON_TYPE_INVALID"):
+        await bot.send_message(group.id, "page", reply_markup=mini_app("https://x.example/t/1"))
+    with pytest.raises(TelegramBadRequest, match="Only HTTPS links are allowed"):
+        await bot.send_message(anna.id, "page", reply_markup=mini_app("http://x.example/t/1"))
+
+    [message] = [m for m in anna.inbox() if m.message_id == sent.message_id]
+    opened = anna.open_web_app(message, "Open")
+    assert opened.startswith("https://x.example/t/1#tgWebAppData=")
 
 
 async def test_an_unknown_parameter_is_refused(bot: Bot, sandbox: Sandbox) -> None:

@@ -1,0 +1,302 @@
+"""The live tournament page, served by the bot itself (issue 12, `[web]` in the config).
+
+Read-only: the standings, each tour's groups and every table as the players in its chat
+see it (seats, who is still in, the phase, the speaker, warnings). Nothing hidden while
+a game runs ever reaches it: no role, no seed, no night choice, no vote in progress;
+`table_view` copies out only what the chat was told. A page is addressed by the
+tournament's number and a token derived from the bot's secret, so nobody finds a
+tournament's page by counting; `PageLinks` makes the addresses, `serve_pages` answers.
+
+The page is one HTML shell with a script that asks `live.json` every few seconds and
+writes every nick as text (never as markup). Opened as a Telegram Mini App, it sends
+Telegram's signed launch data to `me`, and the viewer's own line is marked.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import re
+import socket
+import time
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from aiohttp import web
+
+from bot.i18n import LANGUAGES, Texts
+from bot.rules.sanctions import Penalty
+from bot.service import GameService
+from bot.tournament.scoring import format_tenths
+from bot.tournament.standings import StandingsRow
+from bot.tournaments import TournamentService
+from bot.webapp import MAX_INIT_DATA, viewer_of
+from storage.games import GameStatus
+from storage.tournaments import Tournament
+from storage.tours import TourGroup
+
+# How long one answer of live.json is reused: many viewers polling cost one reading.
+FRESH_SECONDS = 1.0
+_NUMBER = re.compile(r"[0-9]{1,9}")
+
+# Headers on every answer: nothing from elsewhere runs or loads, the token in the
+# address is sent to nobody, and no browser guesses a type.
+_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+        "img-src 'self'; base-uri 'none'; form-action 'none'"
+    ),
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+}
+
+
+@dataclass(frozen=True)
+class PageLinks:
+    """The page's addresses. `base_url`: where people reach the server (the reverse
+    proxy's HTTPS address, or the bare listener); `secret`: what tokens are made from."""
+
+    base_url: str
+    secret: str
+
+    def token(self, tournament: Tournament) -> str:
+        message = f"tournament-page:{tournament.tournament_id}:{tournament.reg_token}"
+        digest = hmac.new(self.secret.encode(), message.encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest[:18]).decode()  # 144 bits, 24 characters
+
+    def url(self, tournament: Tournament) -> str:
+        return f"{self.base_url}/t/{tournament.tournament_id}/{self.token(tournament)}/"
+
+    @property
+    def opens_in_telegram(self) -> bool:
+        """A Mini App button takes only an HTTPS address (Bot API, WebAppInfo)."""
+        return self.base_url.startswith("https://")
+
+
+def _asset(name: str) -> str:
+    return resources.files("bot").joinpath("webpage", name).read_text(encoding="utf-8")
+
+
+class TournamentPages:
+    def __init__(
+        self, tournaments: TournamentService, links: PageLinks, bot_token: str, texts: Texts
+    ) -> None:
+        self.tournaments = tournaments
+        self.links = links
+        self.bot_token = bot_token
+        self.texts = texts
+        self._fresh: dict[tuple[int, str], tuple[float, dict[str, Any]]] = {}
+
+    @property
+    def games(self) -> GameService:
+        return self.tournaments.games
+
+    def application(self) -> web.Application:
+        app = web.Application(client_max_size=MAX_INIT_DATA * 2)
+        app.router.add_get("/t/{tournament}/{token}/", self._page)
+        app.router.add_get("/t/{tournament}/{token}/live.json", self._live)
+        app.router.add_post("/t/{tournament}/{token}/me", self._me)
+        app.router.add_get("/page.js", self._file("page.js", "text/javascript"))
+        app.router.add_get("/page.css", self._file("page.css", "text/css"))
+        app.on_response_prepare.append(_secure)
+        return app
+
+    # --- answers ---------------------------------------------------------------------
+
+    async def _tournament(self, request: web.Request) -> Tournament:
+        """The tournament the address names, or 404 for any address that is not one."""
+        number, token = request.match_info["tournament"], request.match_info["token"]
+        tournament = None
+        if _NUMBER.fullmatch(number):
+            tournament = await self.games.repos.tournaments.get(int(number))
+        if tournament is None or not hmac.compare_digest(
+            self.links.token(tournament).encode(), token.encode()
+        ):
+            raise web.HTTPNotFound()
+        return tournament
+
+    def _lang(self, request: web.Request) -> str:
+        wanted = request.query.get("lang", "")
+        return wanted if wanted in LANGUAGES else self.texts.default
+
+    async def _page(self, request: web.Request) -> web.Response:
+        await self._tournament(request)
+        lang = self._lang(request)
+        html = _asset("page.html").replace("{lang}", lang)
+        return web.Response(text=html, content_type="text/html")
+
+    def _file(self, name: str, kind: str) -> Any:
+        async def answer(request: web.Request) -> web.Response:
+            return web.Response(text=_asset(name), content_type=kind)
+
+        return answer
+
+    async def _live(self, request: web.Request) -> web.Response:
+        tournament = await self._tournament(request)
+        lang = self._lang(request)
+        now = time.monotonic()  # the server's load is in real seconds, whatever the game clock
+        key = (tournament.tournament_id, lang)
+        kept = self._fresh.get(key)
+        if kept is None or not 0 <= now - kept[0] < FRESH_SECONDS:
+            kept = (now, await self.live_view(tournament, lang))
+            self._fresh[key] = kept
+        return web.json_response(kept[1])
+
+    async def _me(self, request: web.Request) -> web.Response:
+        """The viewer's line, if Telegram signed who they are and they play here."""
+        tournament = await self._tournament(request)
+        init_data = (await request.text())[: MAX_INIT_DATA + 1]
+        viewer = viewer_of(init_data, self.bot_token, self.games.clock.now())
+        if viewer is None:
+            raise web.HTTPForbidden()
+        rows = await self._visible_standings(tournament)
+        index = next((i for i, r in enumerate(rows) if r.user_id == viewer.user_id), None)
+        nick = rows[index].nick if index is not None else None
+        return web.json_response({"row": index, "nick": nick})
+
+    # --- what the page shows ---------------------------------------------------------
+
+    async def _visible_standings(self, tournament: Tournament) -> list[StandingsRow]:
+        """The standings, unless the Judge hides them until the end (T5, standings_visible)."""
+        hidden = not self.tournaments.settings(tournament).standings_visible
+        if hidden and tournament.status.value != "finished":
+            return []
+        return await self.tournaments.standings(tournament)
+
+    async def live_view(self, tournament: Tournament, lang: str) -> dict[str, Any]:
+        t = self.texts
+        tid = tournament.tournament_id
+        rows = await self._visible_standings(tournament)
+        nicks = await self.tournaments.nicks(tid)
+        tours: dict[int, list[dict[str, Any]]] = {}
+        for group in await self.games.repos.tours.groups(tid):
+            tours.setdefault(group.tour, []).append(await self.table_view(group, nicks, lang))
+        return {
+            "name": tournament.name,
+            "finished": tournament.status.value == "finished",
+            "labels": {key: t(lang, f"web.{key}") for key in _LABELS},
+            "standings": [
+                {
+                    "place": r.place,
+                    "nick": r.nick,
+                    "points": format_tenths(r.total_tenths),
+                    "games": r.games,
+                    "wins": r.wins,
+                }
+                for r in rows
+            ],
+            "tours": [
+                {"tour": number, "title": t(lang, "web.tour", tour=number), "tables": tables}
+                for number, tables in sorted(tours.items())
+            ],
+        }
+
+    async def table_view(
+        self, group: TourGroup, nicks: dict[int, str], lang: str
+    ) -> dict[str, Any]:
+        """One table as its chat knows it. Copied field by field: a new field of the game
+        state reaches the page only when someone decides it is public."""
+        t = self.texts
+        view: dict[str, Any] = {
+            "code": group.code,
+            "players": [nicks.get(u, "") for u in group.players],
+            "game": None,
+        }
+        game = await self.games.repos.games.get(group.game_id) if group.game_id else None
+        if game is None:
+            return view
+        if game.status is GameStatus.LOBBY:
+            joined = {p.user_id for p in await self.games.repos.lobby.players(game.game_id)}
+            view["game"] = {
+                "number": game.game_id,
+                "phase": t(lang, "web.lobby"),
+                "seats": [
+                    {"seat": None, "nick": nicks.get(u, ""), "in": u in joined, "warnings": 0}
+                    for u in group.players
+                ],
+            }
+            return view
+        state = await self.games.state(game.game_id)
+        if state is None:
+            return view
+        warnings = {
+            seat: sum(1 for s in state.sanctions if s.seat == seat and s.penalty is Penalty.WARNING)
+            for seat in state.seats
+        }
+        now = self.games.clock.now()
+        seconds = None
+        if state.paused_remaining is not None:
+            seconds = state.paused_remaining
+        elif state.deadline is not None:
+            seconds = max(0.0, state.deadline - now)
+        result = None
+        if state.winner is not None:
+            result = t(lang, f"web.won_{state.winner.value}")
+        elif state.phase.value == "aborted":
+            result = t(lang, "phase.aborted")
+        view["game"] = {
+            "number": game.game_id,
+            "day": state.day,
+            "phase": t(lang, f"phase.{state.phase.value}"),
+            "paused": state.paused,
+            "speaker": state.speaker if state.in_speech else None,
+            "seconds": None if seconds is None else round(seconds),
+            "result": result,
+            "seats": [
+                {
+                    "seat": seat,
+                    "nick": st.nick,
+                    "in": st.alive,
+                    "left": t(lang, f"web.left_{st.left.value}") if st.left else "",
+                    "warnings": warnings[seat],
+                }
+                for seat, st in sorted(state.seats.items())
+            ],
+        }
+        return view
+
+
+# The page's words, each `web.<key>` in the locales.
+_LABELS = (
+    "title",
+    "standings",
+    "place",
+    "player",
+    "points",
+    "games",
+    "wins",
+    "out",
+    "tables",
+    "no_tables",
+    "seat",
+    "warnings",
+    "day",
+    "speaker",
+    "paused",
+    "seconds",
+    "waiting",
+    "joined",
+    "you",
+    "updated",
+    "offline",
+)
+
+
+async def _secure(request: web.Request, response: web.StreamResponse) -> None:
+    response.headers.update(_HEADERS)
+
+
+async def serve_pages(
+    pages: TournamentPages, host: str, port: int, sock: socket.socket | None = None
+) -> web.AppRunner:
+    """Listen for the page's readers (behind a reverse proxy in production)."""
+    runner = web.AppRunner(pages.application(), access_log=None)
+    await runner.setup()
+    site: web.BaseSite = (
+        web.SockSite(runner, sock) if sock is not None else web.TCPSite(runner, host, port)
+    )
+    await site.start()
+    return runner

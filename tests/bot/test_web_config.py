@@ -1,0 +1,62 @@
+"""The live page's settings (issue 12): off by default; an address people can open."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from bot.config import load_config
+from bot.web import PageLinks
+from storage.tournaments import Tournament, TournamentStatus
+
+
+def config_with(tmp_path: Path, web_section: str) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(f"[web]\n{web_section}\n", encoding="utf-8")
+    return path
+
+
+def test_the_page_is_off_unless_asked_for(tmp_path: Path) -> None:
+    web = load_config(config_with(tmp_path, ""), env={}).web
+    assert not web.enabled
+    assert web.base_url == "http://127.0.0.1:8081"
+
+
+def test_the_example_config_shows_every_default() -> None:
+    example = Path(__file__).resolve().parents[2] / "config.example.toml"
+    web = tomllib.loads(example.read_text(encoding="utf-8"))["web"]
+    assert web == {"enabled": False, "host": "127.0.0.1", "port": 8081, "public_url": ""}
+
+
+def test_a_public_address_behind_a_proxy(tmp_path: Path) -> None:
+    given = 'enabled = true\npublic_url = "https://club.example.org/mafia/"'
+    web = load_config(config_with(tmp_path, given), env={}).web
+    assert web.base_url == "https://club.example.org/mafia"
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["ftp://example.org", "https://", "example.org", "https://x.org/?a=1", "https://x.org/#a"],
+)
+def test_an_address_nobody_can_open_is_refused(tmp_path: Path, url: str) -> None:
+    with pytest.raises(ValidationError, match="public_url"):
+        load_config(config_with(tmp_path, f'public_url = "{url}"'), env={})
+
+
+def tournament(number: int, reg_token: str) -> Tournament:
+    return Tournament(number, "Cup", 1, "{}", TournamentStatus.RUNNING, 0.0, reg_token)
+
+
+def test_page_tokens_are_unguessable_and_only_https_opens_in_telegram() -> None:
+    links = PageLinks("https://club.example.org/mafia", "123:secret")
+    first, second = tournament(1, "a" * 22), tournament(2, "a" * 22)
+    assert links.token(first) != links.token(second)
+    assert links.token(first) != PageLinks(links.base_url, "123:other").token(first)
+    assert len(links.token(first)) == 24
+    assert links.url(first) == f"https://club.example.org/mafia/t/1/{links.token(first)}/"
+    assert "a" * 22 not in links.url(first)  # the registration token stays private
+    assert links.opens_in_telegram
+    assert not PageLinks("http://127.0.0.1:8081", "123:secret").opens_in_telegram

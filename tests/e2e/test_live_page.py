@@ -1,0 +1,359 @@
+"""The live tournament page (issue 12) in a real browser: the system's Chromium, headless.
+
+The bot serves the page; the test opens it as a spectator (the address the Judge's
+/standings gives) and as a player's Mini App (Telegram's signed launch data after `#`),
+watches a table change without a reload, and looks for anything hidden in what the
+page and its JSON carry while the game runs. A screenshot is left in build/screenshots/.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import json
+import random
+import re
+import shutil
+import socket
+import tempfile
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+import aiohttp
+import pytest
+
+from bot.app import run_bot
+from bot.config import Config
+from bot.demo import RIGHTS, Crowd, Table, open_table
+from bot.rules.events import Phase
+from bot.rules.roles import Role
+from bot.sandbox import Sandbox
+from bot.web import PageLinks, TournamentPages, serve_pages
+from tests.e2e.test_tournament import INVITE, register_all, say
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+# What Telegram would open: the reverse proxy's HTTPS address, a path prefix it strips.
+PUBLIC = "https://mafia.example.org/live"
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+@pytest.fixture
+def browser() -> Any:
+    """Chromium from the system's packages, driven through its own chromedriver."""
+    if CHROMIUM is None or CHROMEDRIVER is None:
+        pytest.skip(
+            "needs Chromium and chromedriver from the system's packages (Debian: apt-get "
+            "install chromium chromium-driver; make test installs them where apt-get works)"
+        )
+    webdriver = pytest.importorskip("selenium.webdriver")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    with tempfile.TemporaryDirectory() as profile:
+        for flag in (
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+            "--window-size=1100,1400",
+            f"--user-data-dir={profile}",
+        ):
+            options.add_argument(flag)
+        service = webdriver.ChromeService(executable_path=CHROMEDRIVER)
+        driver = webdriver.Chrome(options=options, service=service)
+        try:
+            yield driver
+        finally:
+            driver.quit()
+
+
+async def in_browser(work: Callable[[], Any]) -> Any:
+    """Selenium blocks: it runs in a thread while the loop serves the page it asks for."""
+    return await asyncio.to_thread(work)
+
+
+async def until(driver: Any, script: str, wanted: Callable[[Any], bool], limit: float = 20) -> Any:
+    """Poll the page (it polls the bot) until `script`'s value is what we wait for."""
+    value = None
+    for _ in range(int(limit / 0.2)):
+        value = await in_browser(lambda: driver.execute_script(script))
+        if wanted(value):
+            return value
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"the page never showed it; last: {value!r}")
+
+
+async def start_tour(table: Table, *, deal: bool = True) -> str:
+    """Tour 1 at one table of twelve: split, bound, everybody in, dealt. The table's code."""
+    judge = table.host
+    confirmed = await say(table, judge, judge.private, "/groups confirm")
+    [code] = re.findall(r"T\d+R\d+G\d+", confirmed)
+    chat = table.sandbox.add_supergroup(f"Table {code}", owner=judge)
+    chat.promote_bot(by=judge, **RIGHTS)
+    await say(table, judge, chat, f"/bind {code}")
+    for person in table.people:
+        invite = next(m for m in reversed(person.inbox()) if code in m.content)
+        url = INVITE.search(invite.content)
+        assert url is not None
+        await person.join_by_link(url.group(0))
+    await table.settle()
+    await judge.send(chat, "/newgame")
+    await table.settle()
+    game = await table.app.service.active_game(chat.id)
+    assert game is not None
+    table.group, table.game_id = chat, game.game_id
+    if deal:
+        await gather_and_deal(table)
+    return code
+
+
+async def gather_and_deal(table: Table) -> None:
+    lobby = table.group.visible_messages()[-1]
+    for person in table.people:
+        await person.press(lobby, "I'm here")
+        await table.settle()
+    await table.host.send(table.group, "/begin")
+    await table.settle()
+
+
+@pytest.fixture
+async def served() -> AsyncIterator[tuple[Table, PageLinks, str]]:
+    """A tournament of twelve with its page served on 127.0.0.1; the page's base there."""
+    async with open_table(12, seed=21, lang="en", rate_limits=True) as table:
+        links = PageLinks(PUBLIC, table.sandbox.token)
+        table.pages = links
+        await table.restart()
+        pages = TournamentPages(
+            table.app.dispatcher["tournaments"], links, table.sandbox.token, table.texts
+        )
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        runner = await serve_pages(pages, "127.0.0.1", 0, sock=sock)
+        try:
+            yield table, links, f"http://127.0.0.1:{sock.getsockname()[1]}"
+        finally:
+            await runner.cleanup()
+
+
+def local(url: str, base: str) -> str:
+    """What the reverse proxy does: the public address, served by the bot's listener."""
+    assert url.startswith(PUBLIC + "/")
+    return base + url[len(PUBLIC) :]
+
+
+@pytest.mark.rule("S3")
+async def test_the_live_page_in_chromium_shows_tables_live_and_hides_the_cards(
+    served: tuple[Table, PageLinks, str], browser: Any
+) -> None:
+    table, _, base = served
+    await register_all(table, table.people)
+    villain = table.people[3]
+    await say(table, villain, villain.private, f"/nick {HOSTILE}")
+    code = await start_tour(table)
+    state = await table.wait_for(lambda s: s.phase is Phase.ROUND_1)
+
+    # The Judge's /standings: the page's address, and the Mini App button for it.
+    judge = table.host
+    await say(table, judge, judge.private, "/standings")
+    answer = judge.inbox()[-1]
+    [[button]] = answer.buttons()
+    assert button.web_app is not None and button.web_app.startswith(PUBLIC + "/t/1/")
+    assert button.web_app in answer.content
+    spectator_url = local(button.web_app, base)
+
+    # A spectator: standings, the tour's table, the seats and the speaker.
+    await in_browser(lambda: browser.get(spectator_url))
+    await until(browser, "return document.body.dataset.loaded", bool)
+    rows = await until(
+        browser, "return document.querySelectorAll('#standings tbody tr').length", lambda n: n == 12
+    )
+    assert rows == 12
+    shown = await in_browser(lambda: browser.find_element("css selector", "body").text)
+    assert code in shown and "Tour 1" in shown and "Round 1" in shown.title()
+    # The hostile nick is text on the page, not an element: no <img> ever appeared.
+    assert HOSTILE in shown
+    assert await in_browser(lambda: browser.execute_script("return document.images.length")) == 0
+    speaker = state.speaker
+    assert speaker is not None
+    marked = "return [...document.querySelectorAll('tr.speaker td.seat')].map(c => c.textContent)"
+    assert await until(browser, marked, lambda v: v == [str(speaker)])
+
+    # Nothing hidden, in the page or in what it reads, while the game runs.
+    live = f"{spectator_url}live.json"
+    async with aiohttp.ClientSession() as http, http.get(live) as got:
+        payload = await got.text()
+        assert got.headers["Content-Security-Policy"].startswith("default-src 'none'")
+    page_source = await in_browser(lambda: browser.page_source)
+    running = await table.app.service.state(table.game_id or 0)
+    assert running is not None and not running.finished
+    for text in (payload, page_source):
+        lowered = text.lower()
+        for role in Role:
+            assert role.value not in lowered
+            assert table.texts("en", f"role.{role}").lower() not in lowered
+        assert running.seed not in text and running.commitment not in text
+    assert json.loads(payload)["tours"][0]["tables"][0]["code"] == code
+
+    # The speaker passes: the page follows without a reload.
+    await in_browser(lambda: browser.execute_script("window.notReloaded = true"))
+    await table.pass_turn()
+    await table.settle()
+    after = table.state
+    assert after is not None and after.speaker not in (None, speaker)
+    assert await until(browser, marked, lambda v: v == [str(after.speaker)])
+    assert await in_browser(lambda: browser.execute_script("return window.notReloaded"))
+
+    # A player opens it as a Mini App: Telegram's signed data marks their own line.
+    player = table.people[0]
+    mine = local(player.launch_web_app(button.web_app, player.private), base)
+    await in_browser(lambda: browser.get("about:blank"))  # a fresh start, as Telegram's
+    await in_browser(lambda: browser.get(mine))
+    you = "return [...document.querySelectorAll('tr.you')].map(r => r.cells[1].textContent)"
+    nick = (await table.app.dispatcher["tournaments"].nicks(1))[player.id]
+    assert await until(browser, you, lambda v: v == [f"{nick} — you"])
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    shot = SCREENSHOTS / "live-page.png"
+    await in_browser(lambda: browser.save_screenshot(str(shot)))
+    assert shot.stat().st_size > 10_000
+
+
+async def test_the_page_answers_only_its_token_and_only_telegrams_signature(
+    served: tuple[Table, PageLinks, str],
+) -> None:
+    table, links, base = served
+    await register_all(table, table.people[:2])
+    tournament = await table.app.dispatcher["tournaments"].judged_by(table.host.id)
+    good = local(links.url(tournament), base)
+    token = links.token(tournament)
+    assert len(token) >= 24 and tournament.reg_token not in good
+    async with aiohttp.ClientSession() as http:
+        async with http.get(good) as page:
+            assert page.status == 200
+            assert page.headers["Referrer-Policy"] == "no-referrer"
+        for wrong in (
+            good.replace(token, "A" * len(token)),
+            good.replace("/t/1/", "/t/2/"),
+            good.replace("/t/1/", "/t/x/"),
+        ):
+            for suffix in ("", "live.json"):
+                async with http.get(wrong + suffix) as refused:
+                    assert refused.status == 404
+        player = table.people[0]
+        signed = player.launch_web_app(links.url(tournament), player.private)
+        data = parse_qs(signed.split("#", 1)[1])["tgWebAppData"][0]
+        async with http.post(good + "me", data=data) as me:
+            assert me.status == 200
+            assert (await me.json())["nick"] == player.first_name
+        forged = data.replace(str(player.id), str(table.people[1].id))
+        async with http.post(good + "me", data=forged) as me:
+            assert me.status == 403
+        table.clock.set(table.clock.now() + 2 * 24 * 3600)  # the launch data is two days old
+        async with http.post(good + "me", data=data) as me:
+            assert me.status == 403
+
+
+def hides_the_cards(view: dict[str, Any], table: Table, seed: str) -> None:
+    text = json.dumps(view, ensure_ascii=False).lower()
+    for role in Role:
+        assert role.value not in text
+        assert table.texts("en", f"role.{role}").lower() not in text
+    assert seed not in text
+
+
+@pytest.mark.rule("S3")
+async def test_the_live_view_follows_a_table_from_the_lobby_to_its_result(
+    served: tuple[Table, PageLinks, str],
+) -> None:
+    table, _, _ = served
+    await register_all(table, table.people)
+    code = await start_tour(table, deal=False)
+    tournaments = table.app.dispatcher["tournaments"]
+    tournament = await tournaments.judged_by(table.host.id)
+    pages = TournamentPages(tournaments, PageLinks(PUBLIC, "x"), "x", table.texts)
+
+    async def view() -> dict[str, Any]:
+        live = await pages.live_view(tournament, "en")
+        [[tour_table]] = [tour["tables"] for tour in live["tours"]]
+        assert tour_table["code"] == code
+        return dict(tour_table["game"])
+
+    gathering = await view()
+    assert gathering["phase"] == "gathering at the table"
+    assert not any(seat["in"] for seat in gathering["seats"])
+    await gather_and_deal(table)
+    crowd = Crowd(table, random.Random(5), "en")
+    steps = 0
+    while (state := table.state) is not None and not state.finished:
+        if steps % 15 == 0:
+            hides_the_cards(await pages.live_view(tournament, "en"), table, state.seed)
+        steps += 1
+        if not await crowd.act() and not await table.advance():
+            raise AssertionError("the game stalled")
+        await table.settle()
+    over = await view()
+    assert state is not None and state.winner is not None
+    assert over["result"] == {"peaceful": "the town won", "mafia": "the mafia won"}[state.winner]
+    gone = [seat for seat in over["seats"] if not seat["in"]]
+    assert gone and all(seat["left"] for seat in gone)
+    assert {seat["seat"] for seat in gone} == {s for s, st in state.seats.items() if not st.alive}
+
+
+async def test_make_run_serves_the_page_and_says_where(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`python -m bot run` with [web] on: the listener, its address printed, the button."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    async with Sandbox() as sandbox:
+        config = Config.model_validate(
+            {
+                "bot": {
+                    "token": sandbox.token,
+                    "api_server": sandbox.base_url,
+                    "database": str(tmp_path / "mafia.sqlite3"),
+                },
+                "web": {"enabled": True, "port": port, "public_url": PUBLIC},
+            }
+        )
+        running = asyncio.create_task(run_bot(config))
+        try:
+            async with asyncio.timeout(20):
+                while "Live tournament page" not in capsys.readouterr().out:
+                    assert not running.done(), running
+                    await asyncio.sleep(0.02)
+            async with (
+                aiohttp.ClientSession() as http,
+                http.get(f"http://127.0.0.1:{port}/page.js") as script,
+            ):
+                assert script.status == 200
+            await sandbox.wait_polling()
+            judge = sandbox.add_user("Judge")
+            await judge.start_bot()
+            # The bot runs each update as its own task, as in production: wait for answers.
+            await judge.send(judge.private, "/tournament Cup")
+            async with asyncio.timeout(20):
+                while not any("start=reg_" in m.content for m in judge.inbox()):
+                    assert not running.done(), running
+                    await asyncio.sleep(0.05)
+            await judge.send(judge.private, "/standings")
+            async with asyncio.timeout(20):
+                while not (answers := [m for m in judge.inbox() if m.buttons()]):
+                    assert not running.done(), running
+                    await asyncio.sleep(0.05)
+            [[button]] = answers[0].buttons()
+            assert button.web_app is not None and button.web_app.startswith(f"{PUBLIC}/t/1/")
+        finally:
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
+            gc.unfreeze()  # run_bot froze the start-up heap: give this process's back
