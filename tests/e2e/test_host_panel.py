@@ -3,8 +3,6 @@ the sanction picker end to end, forged presses, a seated Host, a restart."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from bot.callbacks import PanelCb
@@ -16,14 +14,8 @@ from e2e.test_hostile import forge
 
 
 @pytest.fixture
-async def table() -> AsyncIterator[Table]:
-    """Twelve players dealt in, in English, by a Host who has pressed Start."""
-    async with open_table(12, seed=5, lang="en") as table:
-        await table.host.start_bot()
-        await table.gather()
-        await table.begin()
-        yield table
-        table.sandbox.assert_no_bot_errors()
+def table(hosted_table: Table) -> Table:
+    return hosted_table
 
 
 def panels(table: Table) -> list[SimMessage]:

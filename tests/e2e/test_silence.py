@@ -8,11 +8,9 @@ and to nobody if they never pressed Start. The command is still acted on.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
-from bot.demo import Table, open_table
+from bot.demo import Table
 from bot.rules.events import Phase
 from bot.rules.state import GameState
 from bot.sandbox import SimUser
@@ -52,14 +50,8 @@ def at(phase: Phase, day: int | None = None):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-async def table() -> AsyncIterator[Table]:
-    """A game begun in English; the Host has pressed Start (to hear of V3)."""
-    async with open_table(12, seed=5, lang="en") as table:
-        await table.host.start_bot()
-        await table.gather()
-        await table.begin()
-        yield table
-        table.sandbox.assert_no_bot_errors()
+def table(hosted_table: Table) -> Table:
+    return hosted_table
 
 
 def others(state: GameState) -> list[int]:
