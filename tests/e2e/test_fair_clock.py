@@ -21,6 +21,7 @@ from bot.rules.events import (
     ClockRestarted,
     Extended,
     NightStarted,
+    Phase,
     SpeechStarted,
     VoteOpened,
 )
@@ -160,7 +161,7 @@ async def test_a_flood_of_commands_never_shortens_a_turn() -> None:
             assert state is not None
             if state.finished:
                 break
-            if state.in_speech or state.phase.value == "vote":
+            if state.in_speech or state.phase is Phase.VOTE:
                 for _ in range(3):  # between every two moves of the crowd
                     who = rng.choice([*observers, *table.people, table.host])
                     await who.send(table.group, rng.choice(SPAM))
@@ -198,3 +199,39 @@ async def test_a_sixteen_player_game_fits_hundreds_of_games_under_the_bots_limit
     assert unfair(steps) == []
     assert (posts + edits) / hours < 20 * 60  # inside the group's own window, with room
     assert games >= 350
+
+
+@pytest.mark.rule("D6")
+@pytest.mark.parametrize("vote_seconds", [30.0, 15.0])
+async def test_D6_those_who_have_not_voted_are_reminded_before_the_vote_closes(
+    vote_seconds: float,
+) -> None:
+    settings = GameSettings(min_players=12, vote_seconds=vote_seconds)
+    async with open_table(12, seed=5, lang="en", settings=settings) as table:
+        await table.gather()
+        await table.begin()
+        state = await table.wait_for(lambda s: s.phase is Phase.ROUND_2 and s.day == 1)
+        target = next(s for s in state.living() if s not in (state.speaker, *state.queue[:1]))
+        await table.nominate(target)
+        await table.pass_turn()
+        state = await table.wait_for(lambda s: s.phase is Phase.VOTE)
+        living = state.living()
+        for voter in living[:5]:
+            await table.vote(voter, target)
+        deadline = table.state.deadline if table.state is not None else None
+        assert deadline is not None
+        assert await table.advance()  # the reminder's moment, or the vote's end
+        reminded = {
+            seat
+            for seat in state.seats
+            if any("have not voted yet" in m.content for m in table.person(seat).inbox())
+        }
+        state = table.state
+        assert state is not None
+        table.sandbox.assert_no_bot_errors()
+    if vote_seconds <= 15:
+        assert reminded == set()
+        return
+    assert table.clock.now() == pytest.approx(deadline - 10)
+    assert state.phase is Phase.VOTE  # the vote is still open
+    assert reminded == set(living[5:])  # not the voters, nor anyone out of the game
