@@ -262,11 +262,32 @@ class Table:
                 raise SettleTimeout(f"the bot did not settle within {within} s")
             await asyncio.sleep(quiet / 3)
 
+    async def linger(self, seconds: float = 1.0) -> None:
+        """Let up to `seconds` pass with nobody acting (to the next timer at most): what
+        waits for a quiet moment, as stale buttons do, goes meanwhile."""
+        until = self.clock.now() + seconds
+        due = self.timers.next_due()
+        until = until if due is None else min(due, until)
+        while (wake := self.clock.next_wake(lazy=True)) is not None and wake < until:
+            self.clock.set(wake)
+            for _ in range(5):  # what woke makes its call before the bot is asked if idle
+                await asyncio.sleep(0)
+            await self.settle()
+        self.clock.set(until)
+        self.timers.fire_due()
+        await self.settle()
+
     async def advance(self) -> bool:
         """Move the clock to the next due timer and fire it; False if none is armed."""
         due = self.timers.next_due()
         if due is None:
             return False
+        # On the way, what waits for room (a warning, stale buttons) goes when it would.
+        while (wake := self.clock.next_wake(lazy=True)) is not None and wake < due:
+            self.clock.set(wake)
+            for _ in range(5):  # what woke makes its call before the bot is asked if idle
+                await asyncio.sleep(0)
+            await self.settle()
         self.clock.set(due)
         self.timers.fire_due()
         await self.settle()
