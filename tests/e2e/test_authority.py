@@ -37,7 +37,10 @@ async def warn_and_confirm(table: Table, chat: SimGroup, offender: SimUser) -> s
 
 async def registers(table: Table, person: SimUser, name: str) -> str:
     """A new tournament by the Judge; what the person hears opening its link."""
-    created = await say(table, table.host, table.host.private, f"/tournament {name}")
+    before = len(table.host.inbox())
+    await say(table, table.host, table.host.private, f"/tournament {name}")
+    # The Host's panel may come in the same moment: the link is in one of the new messages.
+    created = "\n".join(m.content for m in table.host.inbox()[before:])
     link = REGISTRATION.search(created)
     assert link is not None, created
     await person.open_link(link.group(0))
