@@ -277,6 +277,21 @@ class Table:
         self.timers.fire_due()
         await self.settle()
 
+    async def let_room_come(self, most: float = 600.0) -> None:
+        """Let time pass with nobody acting, before any timer, until nothing waits for room
+        in a window (`most` seconds at most). The table message's last edit goes after
+        the stale buttons, a second apart and in its share of the group's minute: after a
+        game that may take more than a minute."""
+        until = self.clock.now() + most
+        while (wake := self.clock.next_wake(lazy=True)) is not None and wake <= until:
+            due = self.timers.next_due()
+            if due is not None and due <= wake:
+                return
+            self.clock.set(wake)
+            for _ in range(5):  # what woke makes its call before the bot is asked if idle
+                await asyncio.sleep(0)
+            await self.settle()
+
     async def advance(self) -> bool:
         """Move the clock to the next due timer and fire it; False if none is armed."""
         due = self.timers.next_due()
@@ -622,10 +637,8 @@ async def play_demo(
 
         crowd = Scripted(table, random.Random(seed), lang, scenario=scenario)
         state = await play(table, crowd)
-        # The table message's last edit waits for a quiet minute of the group's window.
-        table.clock.set(table.clock.now() + 60)
-        await asyncio.sleep(0.05)
-        await table.settle()
+        # The table message's last edit waits for room in the group's window.
+        await table.let_room_come()
         out.write(table.transcript() + "\n\n")
         pinned = table.group.pinned
         if pinned is not None:
