@@ -51,7 +51,7 @@ from handlers.args import (
 from handlers.filters import IN_GROUP, IN_PRIVATE
 from handlers.lobby import missing_rights, refresh_lobby
 from storage.games import GameStatus
-from storage.tournaments import Tournament, TournamentStatus
+from storage.tournaments import Tournament, TournamentPlayer, TournamentStatus
 
 PRIVATE = IN_PRIVATE
 OLD_REGISTRATION = re.compile(r"reg_[0-9]{1,9}")
@@ -386,6 +386,21 @@ async def standings(
     )
 
 
+async def _judged_player(
+    message: Message, service: GameService, tournaments: TournamentService, lang: str, words: str
+) -> tuple[Tournament, TournamentPlayer] | None:
+    """The sender's tournament as its Judge and the player `words` names in it; None once
+    the sender has been told why not (not a Judge, no such player)."""
+    assert message.from_user is not None
+    try:
+        tournament = await tournaments.judged_by(message.from_user.id)
+        nick = " ".join(words_of(words))
+        return tournament, await tournaments.player_by_nick(tournament.tournament_id, nick)
+    except TournamentError as error:
+        await _refuse(message, service, lang, error)
+        return None
+
+
 def _stats_block(service: GameService, lang: str, title: str, stats: PlayerStats) -> str:
     t = service.t
     if not stats.total.games:
@@ -422,14 +437,10 @@ async def stats(
     assert message.from_user is not None
     t = service.t
     if words is not None:
-        try:
-            tournament = await tournaments.judged_by(message.from_user.id)
-            player = await tournaments.player_by_nick(
-                tournament.tournament_id, " ".join(words_of(words))
-            )
-        except TournamentError as error:
-            await _refuse(message, service, lang, error)
+        judged = await _judged_player(message, service, tournaments, lang, words)
+        if judged is None:
             return
+        tournament, player = judged
         found = (await tournaments.tournament_stats(tournament)).get(player.user_id)
         title = t(lang, "stats.of_player", nick=escape(player.nick), name=escape(tournament.name))
         await message.answer(_stats_block(service, lang, title, found or PlayerStats()))
@@ -801,15 +812,10 @@ async def unregister(
     words: str,
 ) -> None:
     """`/unregister NICK`: the Judge takes a player off their tournament's list."""
-    assert message.from_user is not None
-    try:
-        tournament = await tournaments.judged_by(message.from_user.id)
-        player = await tournaments.player_by_nick(
-            tournament.tournament_id, " ".join(words_of(words))
-        )
-    except TournamentError as error:
-        await _refuse(message, service, lang, error)
+    judged = await _judged_player(message, service, tournaments, lang, words)
+    if judged is None:
         return
+    tournament, player = judged
     deleted = await tournaments.unregister(tournament, player)
     key = "unregister.done" if deleted else "unregister.withdrawn"
     await message.answer(service.t(lang, key, nick=escape(player.nick)))

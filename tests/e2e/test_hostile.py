@@ -678,8 +678,12 @@ async def test_ten_thousand_hostile_updates_break_nothing(
             (0.04, hostile.elsewhere),
             (0.10, hostile.progress),
         ]
-        while len(hostile.senders) < UPDATES:
+        # Ten thousand updates, and at least three whole games among them: how far the
+        # games get in those updates depends on how the crowd's turns and the windows
+        # interleave, so past ten thousand only the game goes on, until the third ends.
+        while len(hostile.senders) < UPDATES or hostile.finished < 3:
             count = len(hostile.senders)
+            assert count < 2 * UPDATES, f"the games stalled: {hostile.tally}"
             if hostile.state.finished:
                 await hostile.next_game()
             elif not hostile.demoted_at and count >= UPDATES * 0.3:
@@ -688,6 +692,8 @@ async def test_ten_thousand_hostile_updates_break_nothing(
                 await hostile.promote()
             elif hostile.blocked is None and count >= UPDATES * 0.6 and hostile.state.day >= 1:
                 await hostile.block()
+            elif count >= UPDATES:
+                await hostile.progress()
             else:
                 await pick(rng, kinds)()
         assert hostile.finished >= 3 and hostile.tally["won"] >= 1, hostile.tally

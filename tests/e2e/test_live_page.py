@@ -27,12 +27,12 @@ import pytest
 
 from bot.app import run_bot
 from bot.config import Config
-from bot.demo import RIGHTS, Crowd, Table, open_table
+from bot.demo import Crowd, Table, open_table
 from bot.rules.events import Phase
 from bot.rules.roles import Role
 from bot.sandbox import Sandbox
 from bot.web import PageLinks, TournamentPages, serve_pages
-from tests.e2e.test_tournament import INVITE, register_all, say
+from tests.e2e.test_tournament import bound_chat, register_all, say
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -97,14 +97,8 @@ async def start_tour(table: Table, *, deal: bool = True) -> str:
     judge = table.host
     confirmed = await say(table, judge, judge.private, "/groups confirm")
     [code] = re.findall(r"T\d+R\d+G\d+", confirmed)
-    chat = table.sandbox.add_supergroup(f"Table {code}", owner=judge)
-    chat.promote_bot(by=judge, **RIGHTS)
-    await say(table, judge, chat, f"/bind {code}")
-    for person in table.people:
-        invite = next(m for m in reversed(person.inbox()) if code in m.content)
-        url = INVITE.search(invite.content)
-        assert url is not None
-        await person.join_by_link(url.group(0))
+    chat, seated = await bound_chat(table, code)
+    assert seated == table.people
     await table.settle()
     await judge.send(chat, "/newgame")
     await table.settle()

@@ -235,14 +235,7 @@ async def test_V3_a_repeat_in_a_later_tour_disqualifies() -> None:
         judge = table.host
         await say(table, judge, judge.private, "/groups confirm")
         code = next(g.code for g in await table.app.service.repos.tours.groups(1, 2))
-        chat = table.sandbox.add_supergroup("Second table", owner=judge)
-        chat.promote_bot(by=judge, **RIGHTS)
-        await say(table, judge, chat, f"/bind {code}")
-        for person in table.people:
-            invite = next(m for m in reversed(person.inbox()) if code in m.content)
-            url = INVITE.search(invite.content)
-            assert url is not None
-            await person.join_by_link(url.group(0))
+        chat, _ = await bound_chat(table, code, "Second table")
         await judge.send(chat, "/newgame")
         await table.settle()
         lobby = chat.visible_messages()[-1]
@@ -273,10 +266,10 @@ async def test_V3_a_repeat_in_a_later_tour_disqualifies() -> None:
         assert tournament_penalty(offender.id, VCode.V3, 99, offences).value == "disqualification"
 
 
-async def start_table(table: Table, code: str) -> SimGroup:
-    """Bind a new chat to `code`, bring its players in, open the lobby, all present, begin."""
+async def bound_chat(table: Table, code: str, title: str = "") -> tuple[SimGroup, list[SimUser]]:
+    """A new chat bound to `code` by the Judge, its players in by their invitations."""
     judge = table.host
-    chat = table.sandbox.add_supergroup(f"Table {code}", owner=judge)
+    chat = table.sandbox.add_supergroup(title or f"Table {code}", owner=judge)
     chat.promote_bot(by=judge, **RIGHTS)
     await say(table, judge, chat, f"/bind {code}")
     seated = [p for p in table.people if any(code in m.content for m in p.inbox())]
@@ -285,6 +278,13 @@ async def start_table(table: Table, code: str) -> SimGroup:
         url = INVITE.search(invite.content)
         assert url is not None
         await person.join_by_link(url.group(0))
+    return chat, seated
+
+
+async def start_table(table: Table, code: str) -> SimGroup:
+    """Bind a new chat to `code`, bring its players in, open the lobby, all present, begin."""
+    judge = table.host
+    chat, seated = await bound_chat(table, code)
     await judge.send(chat, "/newgame")
     await table.settle()
     lobby = chat.visible_messages()[-1]
