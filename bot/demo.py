@@ -215,7 +215,7 @@ class Table:
         task = asyncio.ensure_future(work)
         while not task.done():
             wake = self.clock.next_wake()
-            if wake is not None and self.sandbox.quiet_for() >= 0.003:
+            if wake is not None and self.sandbox.quiet_for() >= 0.003 and await _loop_idle():
                 self.clock.set(wake)
             await asyncio.sleep(0.001)
         return await task
@@ -245,7 +245,7 @@ class Table:
         while True:
             busy = bool(self.sandbox.pending_updates) or self.timers.busy()
             busy = busy or self.app.service.sender.busy()
-            idle = self.sandbox.quiet_for() >= quiet
+            idle = self.sandbox.quiet_for() >= quiet and await _loop_idle()
             if idle and not busy:
                 last = self.sandbox.world.last_seq
                 if not self.marks or self.marks[-1] != last:
@@ -606,6 +606,24 @@ class Crowd:
             await self.table.settle()
             acted = True
         return acted
+
+
+async def _loop_idle() -> bool:
+    """Nothing but this task can run: every other task waits on the clock, on Telegram
+    (the sandbox) or on the database. Looked at twice, a loop pass apart, so that what
+    the network brought in meanwhile (a response read in that pass) counts as work.
+
+    A quiet moment of the bot's calls alone is not enough: a handler still working
+    between two calls (rendering, or waiting for its turn at the CPU on a loaded
+    machine) would see the clock move under it, and the same seed would not play the
+    same game. `_ready` is the event loop's queue of callbacks due to run.
+    """
+    loop = asyncio.get_running_loop()
+    for _ in range(2):
+        if getattr(loop, "_ready", None):
+            return False
+        await asyncio.sleep(0)
+    return True
 
 
 async def play(table: Table, crowd: Crowd, max_steps: int = 20_000) -> GameState:
