@@ -507,7 +507,10 @@ class Crowd:
                 if other is not person:
                     await other.send(self.table.group, "!!!")
                     await self.table.settle()
-        nominating = state.phase is Phase.ROUND_2 and seat not in state.nominations
+        # As things are now: the speaker may have nominated meanwhile (a command, or a
+        # button pressed in a test), and the button is gone then.
+        nominations = (self.table.state or state).nominations
+        nominating = state.phase is Phase.ROUND_2 and seat not in nominations
         # One roll a turn decides whether the speaker nominates.
         once = nominating and self._once(person.id, state.step, "nominate")
         suspect = self._suspect(state, seat) if once else None

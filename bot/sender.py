@@ -616,6 +616,9 @@ class Sender:
                         await self._send(queued)
                     finally:
                         del self._sending[chat_id]
+                    if queued.unkey_after:  # no longer on its way: its buttons can go
+                        item = Unkey(chat_id, _key(queued.item) or "")
+                        self._unkey(queued.game_id, item, queue)
                     self._take_stale_keyboards(chat_id)
         finally:
             del self._workers[chat_id]
@@ -644,9 +647,6 @@ class Sender:
         finally:
             PRIORITY.reset(token)
         _resolve(queued, outcome)
-        if queued.unkey_after:
-            queue = self._queues.setdefault(item.chat_id, deque())
-            self._unkey(queued.game_id, Unkey(item.chat_id, _key(item) or ""), queue)
 
     async def _post(self, game_id: int, post: Post) -> int:
         if post.countdown is not None:  # its clock starts now: so its end time does
