@@ -130,10 +130,13 @@ class VirtualClock:
         heapq.heappush(self._lazy if lazy else self._sleepers, (when, next(self._seq), future))
         await future
 
-    def next_wake(self) -> float | None:
-        while self._sleepers and self._sleepers[0][2].done():
-            heapq.heappop(self._sleepers)  # cancelled sleeper
-        return self._sleepers[0][0] if self._sleepers else None
+    def next_wake(self, lazy: bool = False) -> float | None:
+        """The earliest sleeper's time; with `lazy`, the lazy sleepers' count too."""
+        for sleepers in (self._sleepers, self._lazy):
+            while sleepers and sleepers[0][2].done():
+                heapq.heappop(sleepers)  # cancelled sleeper
+        times = [s[0][0] for s in (self._sleepers, self._lazy if lazy else []) if s]
+        return min(times, default=None)
 
     def set(self, when: float) -> None:
         """Move to `when` (never backwards) and wake every sleeper that is due."""

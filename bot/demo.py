@@ -262,11 +262,47 @@ class Table:
                 raise SettleTimeout(f"the bot did not settle within {within} s")
             await asyncio.sleep(quiet / 3)
 
+    async def linger(self, seconds: float = 1.0) -> None:
+        """Let up to `seconds` pass with nobody acting (to the next timer at most): what
+        waits for a quiet moment, as stale buttons do, goes meanwhile."""
+        until = self.clock.now() + seconds
+        due = self.timers.next_due()
+        until = until if due is None else min(due, until)
+        while (wake := self.clock.next_wake(lazy=True)) is not None and wake < until:
+            self.clock.set(wake)
+            for _ in range(5):  # what woke makes its call before the bot is asked if idle
+                await asyncio.sleep(0)
+            await self.settle()
+        self.clock.set(until)
+        self.timers.fire_due()
+        await self.settle()
+
+    async def let_room_come(self, most: float = 600.0) -> None:
+        """Let time pass with nobody acting, before any timer, until nothing waits for room
+        in a window (`most` seconds at most). The table message's last edit goes after
+        the stale buttons, a second apart and in its share of the group's minute: after a
+        game that may take more than a minute."""
+        until = self.clock.now() + most
+        while (wake := self.clock.next_wake(lazy=True)) is not None and wake <= until:
+            due = self.timers.next_due()
+            if due is not None and due <= wake:
+                return
+            self.clock.set(wake)
+            for _ in range(5):  # what woke makes its call before the bot is asked if idle
+                await asyncio.sleep(0)
+            await self.settle()
+
     async def advance(self) -> bool:
         """Move the clock to the next due timer and fire it; False if none is armed."""
         due = self.timers.next_due()
         if due is None:
             return False
+        # On the way, what waits for room (a warning, stale buttons) goes when it would.
+        while (wake := self.clock.next_wake(lazy=True)) is not None and wake < due:
+            self.clock.set(wake)
+            for _ in range(5):  # what woke makes its call before the bot is asked if idle
+                await asyncio.sleep(0)
+            await self.settle()
         self.clock.set(due)
         self.timers.fire_due()
         await self.settle()
@@ -471,7 +507,10 @@ class Crowd:
                 if other is not person:
                     await other.send(self.table.group, "!!!")
                     await self.table.settle()
-        nominating = state.phase is Phase.ROUND_2 and seat not in state.nominations
+        # As things are now: the speaker may have nominated meanwhile (a command, or a
+        # button pressed in a test), and the button is gone then.
+        nominations = (self.table.state or state).nominations
+        nominating = state.phase is Phase.ROUND_2 and seat not in nominations
         # One roll a turn decides whether the speaker nominates.
         once = nominating and self._once(person.id, state.step, "nominate")
         suspect = self._suspect(state, seat) if once else None
@@ -619,10 +658,8 @@ async def play_demo(
 
         crowd = Scripted(table, random.Random(seed), lang, scenario=scenario)
         state = await play(table, crowd)
-        # The table message's last edit waits for a quiet minute of the group's window.
-        table.clock.set(table.clock.now() + 60)
-        await asyncio.sleep(0.05)
-        await table.settle()
+        # The table message's last edit waits for room in the group's window.
+        await table.let_room_come()
         out.write(table.transcript() + "\n\n")
         pinned = table.group.pinned
         if pinned is not None:

@@ -58,6 +58,26 @@ Keyboard = tuple[tuple[Button, ...], ...]
 
 
 @dataclass(frozen=True)
+class Countdown:
+    """The end time a turn message shows. The turn's clock starts when the table sees
+    it, so a message that goes out late shows the later end its clock will have."""
+
+    deadline: float
+    seconds: float
+    timezone: str
+
+    def shown(self, text: str, now: float, late: float) -> str:
+        """`text` as sent at `now`: its end time moved on if it went out `late` or later."""
+        end = now + self.seconds
+        if end <= self.deadline + late:
+            return text
+        before, found, after = text.rpartition(_clock_time(self.deadline, self.timezone))
+        if not found:
+            return text
+        return before + _clock_time(end, self.timezone) + after
+
+
+@dataclass(frozen=True)
 class Post:
     """A new message. `remember` keeps its id under a key, for a later Edit."""
 
@@ -70,6 +90,7 @@ class Post:
     # The game depends on it (a role card, a night keyboard, the seating): stored in the
     # outbox with the action, sent before the rest and waited for.
     essential: bool = False
+    countdown: Countdown | None = None  # the end time of the turn it announces
 
 
 @dataclass(frozen=True)
@@ -185,6 +206,7 @@ def render(
     lines: list[str] = []
     keyboard: Keyboard | None = None
     remember: str | None = None
+    countdown: Countdown | None = None
     g = audience.group_lang
     gid = audience.game_id
     # Where this action's sanctions begin in the game's record (`state` is after them).
@@ -231,6 +253,7 @@ def render(
                 )
                 if not state.paused:  # a paused turn's end is not known yet (T2)
                     until = _clock_time(deadline, audience.timezone)
+                    countdown = Countdown(deadline, seconds_of(state, phase), audience.timezone)
                     if queue:
                         lines[-1] += "\n" + t(
                             g, "turn.until_next", until=until, next=named(state, queue[0], t, g)
@@ -331,7 +354,8 @@ def render(
                 pass  # nothing to say: the next event's text covers it
     if lines:
         # After the private messages: a role card is in hand before the first turn is called.
-        out.append(Post(audience.group_id, "\n\n".join(lines), keyboard, remember=remember))
+        text = "\n\n".join(lines)
+        out.append(Post(audience.group_id, text, keyboard, remember=remember, countdown=countdown))
     return out
 
 
@@ -468,16 +492,19 @@ def _result(state: GameState, lang: str, t: Texts, winner: str, seed: str) -> st
 
 
 def _seconds(state: GameState, phase: Phase) -> str:
+    return _fmt(seconds_of(state, phase))
+
+
+def seconds_of(state: GameState, phase: Phase) -> float:
+    """A speech's full time in `phase`."""
     s = state.settings
-    return _fmt(
-        {
-            Phase.INTRODUCTION: s.introduction_seconds,
-            Phase.ROUND_1: s.round1_seconds,
-            Phase.ROUND_2: s.round2_seconds,
-            Phase.DEFENCE: s.defence_seconds,
-            Phase.LAST_WORDS: s.last_word_seconds,
-        }[phase]
-    )
+    return {
+        Phase.INTRODUCTION: s.introduction_seconds,
+        Phase.ROUND_1: s.round1_seconds,
+        Phase.ROUND_2: s.round2_seconds,
+        Phase.DEFENCE: s.defence_seconds,
+        Phase.LAST_WORDS: s.last_word_seconds,
+    }[phase]
 
 
 def _clock_time(moment: float, timezone: str) -> str:

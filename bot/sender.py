@@ -54,7 +54,14 @@ log = logging.getLogger(__name__)
 
 OVERALL_LIMIT = (30, 1.0)  # at most 30 new messages a second from the bot as a whole
 GROUP_LIMIT = (20, 60.0)  # at most 20 messages (or edits) to one group in any 60 seconds
+# ...and about one a second, as into any chat: three posts within a second draw 429s
+# even well under 20 a minute.
+GROUP_PACE = (1, 1.0)
 PRIVATE_LIMIT = (1, 1.0)  # about one message a second to one private chat
+
+# A step whose announcement went out this much later than the step began starts its
+# clock again from then (the service), and the announcement says the later end time.
+LATE = 0.5
 
 # Calls between two sweeps of the windows of chats gone quiet (the bot meets new chats
 # every day; a window past its seconds holds nothing).
@@ -65,13 +72,12 @@ SWEEP_EVERY = 1_000
 GAME, REPLY, COSMETIC, STALE = 0, 1, 2, 3
 # The pinned table's edits: after stale buttons, in what room they leave.
 BOARD_EDIT = 4
-# How much of a group's window a call of that priority may fill (the rest is left free).
-SHARE = {
-    # Half, in a minute with room to spare: a burst of quick turns still has the other
-    # half, and the table's edits (below) never leave the stale buttons short.
-    STALE: 0.5,
-    BOARD_EDIT: 0.25,  # a quarter: the table waits out a busy minute, folded meanwhile
-}
+# How much of a group's 20 a minute a call of that priority may fill: the rest is left
+# for the game. Replies and cosmetic edits (the lobby, warnings) leave it a quarter and a
+# half; stale buttons go in half a quiet minute (a burst of quick turns still has the
+# other half, and the table's edits never leave them short); the table's edits go in a
+# quarter, folded meanwhile.
+SHARE = {REPLY: 0.75, COSMETIC: 0.5, STALE: 0.5, BOARD_EDIT: 0.25}
 # The priority of the calls the current task makes; unset, a call gets its default.
 PRIORITY: ContextVar[int | None] = ContextVar("priority", default=None)
 
@@ -100,8 +106,9 @@ class Undelivered:
 
 
 Outcome = int | Undelivered | None  # a message id, a person out of reach, or nothing
-# What is told of each message as it goes out: (item index, message id).
-Ticker = Callable[[int, int], Awaitable[None]]
+# What is told of each message as it goes out: (item index, message id); a tracked
+# message that could not go out is told too, with None.
+Ticker = Callable[[int, int | None], Awaitable[None]]
 # Told when the table message had to be posted anew: (game, chat, message id, text).
 Reposted = Callable[[int, int, int, str], Awaitable[None]]
 
@@ -203,7 +210,7 @@ class Limiter(BaseRequestMiddleware):
         modest = priority is None and name.startswith(_EDITS)
         if priority is None:  # a call made straight through the bot, by a handler
             priority = COSMETIC if modest else REPLY
-        share = SHARE.get(priority, 0.5 if modest else 1.0)
+        share = 0.5 if modest else SHARE.get(priority, 1.0)
         ticket = _Ticket((priority, next(self._seq)), chat, keys, share)
         message_id = getattr(method, "message_id", None)
         target = None
@@ -315,14 +322,18 @@ class Limiter(BaseRequestMiddleware):
         return shared and self._delay(other, now) <= 0
 
     def _window(self, key: object, share: float) -> tuple[int, float]:
+        """The longest window the key counts against (what must be kept this long)."""
+        return self._windows(key, share)[-1]
+
+    def _windows(self, key: object, share: float) -> list[tuple[int, float]]:
         if key == _ALL:
-            limit, seconds = OVERALL_LIMIT
+            windows = [OVERALL_LIMIT]
         elif isinstance(key, int) and key < 0:
             limit, seconds = GROUP_LIMIT
-            limit = max(1, round(limit * share))
+            windows = [GROUP_PACE, (max(1, round(limit * share)), seconds)]
         else:
-            limit, seconds = PRIVATE_LIMIT
-        return limit, seconds * self.scale
+            windows = [PRIVATE_LIMIT]
+        return [(limit, seconds * self.scale) for limit, seconds in windows]
 
     def _delay(self, ticket: _Ticket, now: float) -> float:
         """Seconds until the ticket's windows have room and no 429 holds its chat."""
@@ -334,13 +345,15 @@ class Limiter(BaseRequestMiddleware):
             elif held is not None:
                 delay = max(delay, held - now)
         for key in ticket.keys:
-            limit, seconds = self._window(key, ticket.share)
-            slots = [s for s in self._slots.pop(key, ()) if s.time(now) + seconds > now]
+            windows = self._windows(key, ticket.share)
+            longest = windows[-1][1]
+            slots = [s for s in self._slots.pop(key, ()) if s.time(now) + longest > now]
             if slots:
                 self._slots[key] = slots
-            if len(slots) >= limit:
-                times = sorted(s.time(now) for s in slots)
-                delay = max(delay, times[-limit] + seconds - now)
+            for limit, seconds in windows:
+                times = sorted(t for s in slots if (t := s.time(now)) + seconds > now)
+                if len(times) >= limit:
+                    delay = max(delay, times[-limit] + seconds - now)
         return delay
 
 
@@ -603,6 +616,9 @@ class Sender:
                         await self._send(queued)
                     finally:
                         del self._sending[chat_id]
+                    if queued.unkey_after:  # no longer on its way: its buttons can go
+                        item = Unkey(chat_id, _key(queued.item) or "")
+                        self._unkey(queued.game_id, item, queue)
                     self._take_stale_keyboards(chat_id)
         finally:
             del self._workers[chat_id]
@@ -631,11 +647,10 @@ class Sender:
         finally:
             PRIORITY.reset(token)
         _resolve(queued, outcome)
-        if queued.unkey_after:
-            queue = self._queues.setdefault(item.chat_id, deque())
-            self._unkey(queued.game_id, Unkey(item.chat_id, _key(item) or ""), queue)
 
     async def _post(self, game_id: int, post: Post) -> int:
+        if post.countdown is not None:  # its clock starts now: so its end time does
+            post = replace(post, text=post.countdown.shown(post.text, self.clock.now(), LATE))
         message = await self.bot.send_message(
             chat_id=post.chat_id,
             text=post.text,
@@ -678,8 +693,7 @@ class Sender:
 
 async def _when_sent(queued: asyncio.Future[Outcome], index: int, sent: Ticker) -> None:
     outcome = await queued
-    if isinstance(outcome, int):
-        await sent(index, outcome)
+    await sent(index, outcome if isinstance(outcome, int) else None)
 
 
 def _key(item: Outgoing) -> str | None:
@@ -729,7 +743,8 @@ def _merge(a: _Queued, b: _Queued) -> _Queued | None:
         too_long = not fits(text)
         if x.pin or y.pin or x.protect != y.protect or not superseded or too_long:
             return None
-        item = replace(y, text=text, essential=x.essential or y.essential)
+        essential, countdown = x.essential or y.essential, y.countdown or x.countdown
+        item = replace(y, text=text, essential=essential, countdown=countdown)
     else:
         return None  # an edit, then a new message: two things happened
     priority = min(a.priority, b.priority)

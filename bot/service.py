@@ -47,6 +47,7 @@ from bot.rules.events import (
     CardsDealt,
     Event,
     NightStarted,
+    Phase,
     Player,
     SpeechStarted,
     VoteOpened,
@@ -54,7 +55,7 @@ from bot.rules.events import (
 from bot.rules.protocol import entry_to_json, stamp, state_from_json, state_to_json
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
-from bot.sender import COSMETIC, Remembered, Sender, Undelivered
+from bot.sender import COSMETIC, LATE, Remembered, Sender, Undelivered
 from bot.updates import HandledUpdates
 from storage.chats import ChatType
 from storage.games import Game, GameStatus, LobbyPlayer
@@ -121,6 +122,10 @@ KEEP_LOCKS = 1_000
 Also = Callable[[GameState], Awaitable[None]]
 
 TURN, WARN = "turn", "warn"  # the two timers a game can have (job ids `turn:<game>`)
+
+# A vote longer than this reminds those who have not voted, `warning_seconds` before it
+# closes; in a shorter one the reminder would come almost with the ballot.
+REMIND_VOTES_LONGER_THAN = 15.0
 
 # A deadline whose commit failed (disk full, the database locked past its busy timeout)
 # is tried again this many seconds later, once per entry; then the Host is told.
@@ -223,6 +228,8 @@ class GameService:
         self._seated_complete = False
         self._begin_requested: set[int] = set()
         self._commit_failures: dict[int, int] = {}  # game -> deadlines failed in a row
+        # Games whose current step's announcement is on its way: (step, when it began).
+        self._unseen: dict[int, tuple[int, float]] = {}
         self._recently_finished: OrderedDict[int, None] = OrderedDict()
         # What this process knows it has stored, so that an update from someone already
         # known costs no write, and a message's language no read. Only the methods below
@@ -531,21 +538,27 @@ class GameService:
         action is for that step only (a button made for it): later, it is stale.
         """
         async with self.lock(game_id):
-            game = await self.repos.games.get(game_id)
-            state = await self.state(game_id)
-            if game is None or state is None:
-                raise LookupError(f"no running game {game_id}")
-            if step is not None and step != state.step:
-                raise StaleAction(f"step {step}, now {state.step}")
-            now = self.clock.now()
-            new_state, events = engine.apply(state, action, now)
-            status = None
-            if new_state.finished:
-                status = GameStatus.OVER if new_state.winner else GameStatus.ABORTED
-            await self._commit(game, new_state, events, now, status, also)
-            if isinstance(action, HostAction):
-                log_game(game, "the Host's %s", host_action(action))
-            return new_state, events
+            return await self._apply(game_id, action, also, step)
+
+    async def _apply(
+        self, game_id: int, action: Action, also: Also | None = None, step: int | None = None
+    ) -> tuple[GameState, list[Event]]:
+        """`act`, for a caller that holds the game's lock."""
+        game = await self.repos.games.get(game_id)
+        state = await self.state(game_id)
+        if game is None or state is None:
+            raise LookupError(f"no running game {game_id}")
+        if step is not None and step != state.step:
+            raise StaleAction(f"step {step}, now {state.step}")
+        now = self.clock.now()
+        new_state, events = engine.apply(state, action, now)
+        status = None
+        if new_state.finished:
+            status = GameStatus.OVER if new_state.winner else GameStatus.ABORTED
+        await self._commit(game, new_state, events, now, status, also)
+        if isinstance(action, HostAction):
+            log_game(game, "the Host's %s", host_action(action))
+        return new_state, events
 
     async def _commit(
         self,
@@ -565,8 +578,11 @@ class GameService:
         """
         audience = await self.audience(game, state)
         out = render(events, state, audience, self.t)
+        announced = _announcement(events, state, out, game.chat_id)
         try:
-            outbox, update_id = await self._store(game, state, events, now, status, out, also)
+            outbox, update_id = await self._store(
+                game, state, events, now, status, out, announced, also
+            )
         except sqlite3.Error as error:
             log.warning("game %s: the commit failed: %s", game.game_id, error)
             raise NotRecorded(str(error)) from error
@@ -579,11 +595,17 @@ class GameService:
                 log_game(game, "finished, %s won", state.winner.value)
             elif status is GameStatus.ABORTED:
                 log_game(game, "stopped, no result")
+        if announced is not None and state.deadline is not None:
+            # D10, T2: nobody can act on a step the table has not seen yet, so its clock
+            # waits for its announcement (`_seen`); the game waits for the window.
+            self._unseen[game.game_id] = (state.step, now)
         if not self.arm(game.game_id, state):
             await self._tell_host(game, "host.clock_failed", game=game.game_id)
 
-        async def sent(index: int, message_id: int) -> None:
-            if index in outbox:
+        async def sent(index: int, message_id: int | None) -> None:
+            if index == announced and self._unseen.get(game.game_id, (None,))[0] == state.step:
+                await self._seen(game, state.step, outbox[index], message_id)
+            elif index in outbox and message_id is not None:
                 await self._tick(outbox[index], message_id)
 
         delivery = await self.sender.deliver(game.game_id, out, sent=sent, track=outbox)
@@ -664,6 +686,7 @@ class GameService:
         now: float,
         status: GameStatus | None,
         out: Sequence[Outgoing],
+        announced: int | None,
         also: Also | None,
     ) -> tuple[dict[int, int], int | None]:
         """The transaction of `_commit`: what it enqueued (item index -> outbox id)."""
@@ -679,7 +702,6 @@ class GameService:
                 deadline=state.deadline,
                 now=now,
             )
-            announced = _announcement(events, state, out, game.chat_id)
             for index, item in enumerate(out):
                 kind = OUTBOX_POST if isinstance(item, Post) and item.essential else None
                 if kind is not None and isinstance(item, Post) and item.remember == BOARD:
@@ -729,19 +751,25 @@ class GameService:
             log.exception("game %s: could not tell the Host %s", about.game_id, key)
 
     def arm(self, game_id: int, state: GameState) -> bool:
-        """The game's timers follow its state: one for the deadline, one for the warning.
+        """The game's timers follow its state: one for the deadline, one for the warning
+        (a speaker's last seconds, or a private reminder to those who have not voted).
 
+        A step whose announcement is still on its way has no timer yet (`_seen` arms it).
         False if the deadline could not be armed (a scheduler refuses a date past the
         year 9999): logged, never raised, for the game is already committed.
         """
+        unseen = self._unseen.get(game_id)
+        if unseen is not None and unseen[0] != state.step:
+            del self._unseen[game_id]  # that step is over
+            unseen = None
         try:
-            if state.deadline is None:
+            if state.deadline is None or unseen is not None:
                 self.timers.cancel(TURN, game_id)
                 self.timers.cancel(WARN, game_id)
                 return True
             self.timers.arm(TURN, game_id, state.step, state.deadline)
             warn_at = state.deadline - self.warning_seconds
-            if state.in_speech and warn_at > self.clock.now():
+            if self._warns(state) and warn_at > self.clock.now():
                 self.timers.arm(WARN, game_id, state.step, warn_at)
             else:
                 self.timers.cancel(WARN, game_id)
@@ -749,6 +777,54 @@ class GameService:
             log.exception("game %s: the deadline %s cannot be armed", game_id, state.deadline)
             return False
         return True
+
+    def _warns(self, state: GameState) -> bool:
+        """A speaker is warned before their time runs out; a vote long enough for it
+        reminds those who have not voted yet (a short vote would only be interrupted)."""
+        if state.phase is Phase.VOTE:
+            return state.settings.vote_seconds > REMIND_VOTES_LONGER_THAN
+        return state.in_speech
+
+    async def _seen(self, game: Game, step: int, outbox_id: int, message_id: int | None) -> None:
+        """The announcement of `step` reached the group (or, with no `message_id`, could
+        not): its clock starts. Late past `LATE`, it starts again with its full time
+        (D10, T2), stored with the outbox's tick so that a restart finds one or the other.
+        """
+        game_id = game.game_id
+
+        async def tick(_: GameState | None = None) -> None:
+            if message_id is not None:
+                await self.repos.outbox.mark_sent(
+                    outbox_id, message_id=message_id, now=self.clock.now()
+                )
+
+        try:
+            async with self.lock(game_id):
+                unseen = self._unseen.get(game_id)
+                if unseen is None or unseen[0] != step:
+                    await tick()
+                    return
+                del self._unseen[game_id]
+                state = await self.state(game_id)
+                if state is None:
+                    return
+                late = self.clock.now() - unseen[1]
+                if state.step == step and not state.paused and state.deadline and late > LATE:
+                    try:
+                        await self._apply(game_id, RestartClock(), also=tick)
+                        return
+                    except (RuleError, NotRecorded):
+                        log.exception("game %s: step %s could not start its clock", game_id, step)
+                with contextlib.suppress(sqlite3.Error):
+                    await tick()
+                if not self.arm(game_id, state):
+                    await self._tell_host(game, "host.clock_failed", game=game_id)
+        except Exception:
+            log.exception("game %s: the clock of step %s could not start", game_id, step)
+            self._unseen.pop(game_id, None)
+            state = self.cached_state(game_id)
+            if state is not None:
+                self.arm(game_id, state)
 
     async def on_timer(self, kind: str, game_id: int, step: int) -> None:
         try:
@@ -797,10 +873,27 @@ class GameService:
             game = await self.repos.games.get(game_id)
             if state is None or game is None or state.step != step or state.paused:
                 return
+            if state.phase is Phase.VOTE:
+                await self._remind_voters(game, state)
+                return
             lang = await self.chat_lang(game.chat_id)
             line = self.t(lang, "turn.warning", seconds=round(self.warning_seconds))
             # Cosmetic: it yields to what the game needs, and is dropped if the turn ends first.
             self.sender.note(game_id, game.chat_id, "turn", line)
+
+    async def _remind_voters(self, game: Game, state: GameState) -> None:
+        """D6: each player who can still vote and has not is told in private, by seat."""
+        seconds = round(self.warning_seconds)
+        posts = []
+        for seat in state.living():
+            if seat in state.votes:
+                continue
+            user = state.seats[seat].user_id
+            lang = await self.user_lang(user)
+            text = self.t(lang, "vote.reminder", game=game.game_id, seat=seat, seconds=seconds)
+            posts.append(Post(user, text))
+        # Queued, not waited for: the lock is the game's, and the vote goes on meanwhile.
+        await self.sender.deliver(game.game_id, posts, COSMETIC)
 
     async def _report_undelivered(
         self, game: Game, state: GameState, failed: Sequence[Undelivered], events: Sequence[Event]
@@ -842,6 +935,13 @@ class GameService:
             post: Post = from_json(Post, json.loads(queued.payload_json))
             # Waited for, so that it is ticked off as soon as it is out.
             delivery = await self.sender.deliver(queued.game_id, [replace(post, essential=True)])
+            unseen = self._unseen.get(queued.game_id)
+            if unseen is not None and queued.kind == f"{OUTBOX_TURN}{unseen[0]}":
+                game = await self.repos.games.get(queued.game_id)
+                if game is not None:  # its clock starts now, as `_commit`'s would
+                    await self._seen(game, unseen[0], queued.outbox_id, delivery.sent.get(0))
+                    sent += 0 in delivery.sent
+                    continue
             if 0 in delivery.sent:
                 await self._tick(queued.outbox_id, delivery.sent[0])
                 sent += 1
@@ -890,6 +990,11 @@ class GameService:
                     await self.show_board(game, state, await self.chat_lang(game.chat_id))
             except Exception:
                 log.exception("game %s: the table could not be shown", game.game_id)
+        for game_id in list(self._unseen):  # an announcement that never went: go on anyway
+            self._unseen.pop(game_id, None)
+            state = self.cached_state(game_id)
+            if state is not None:
+                self.arm(game_id, state)
         return len(games)
 
     async def _resume(self, game: Game, unsent: set[str]) -> None:
@@ -912,6 +1017,8 @@ class GameService:
             # again with its full time, and its announcement goes out (resend_unsent).
             try:
                 state, _ = await self.act(game.game_id, RestartClock())
+                # ...and its clock waits for the announcement once more (`resend_unsent`).
+                self._unseen[game.game_id] = (state.step, self.clock.now())
             except RuleError:
                 log.exception("game %s: the turn's clock could not restart", game.game_id)
         lang = await self.chat_lang(game.chat_id)

@@ -2,8 +2,10 @@
 
 Telegram answers 429 "Too Many Requests: retry after N" when a bot sends faster than
 about 30 messages a second overall, one a second into one private chat, or 20 a minute
-into one group. An edit counts against its chat's limit as a message does (Telegram's
-developers say the two share it: tdlib/td#2592, #3034), not against the overall one. A game
+into one group; and three new messages into one group within a second draw 429s too,
+however far under 20 a minute. An edit counts against its chat's limit as a message
+does (Telegram's developers say the two share it: tdlib/td#2592, #3034), not against the
+overall one. A game
 that posts a turn message per speaker must stay under the group limit, so the sandbox can
 enforce all three (sliding windows over the sandbox clock).
 """
@@ -35,6 +37,8 @@ class RateLimits:
     overall: Window = Window(30, 1.0)
     private_chat: Window = Window(1, 1.0)
     group_chat: Window = Window(20, 60.0)
+    # New messages into one group in a burst: a third within a second is refused.
+    group_burst: Window | None = Window(2, 1.0)
 
 
 class ManualClock:
@@ -61,6 +65,8 @@ class RateLimiter:
         checks: tuple[tuple[object, Window], ...] = ((chat_id, chat_window),)
         if not edit:
             checks = (("all", self.limits.overall), *checks)
+            if group and self.limits.group_burst is not None:
+                checks = (*checks, (("burst", chat_id), self.limits.group_burst))
         wait = 0.0
         for key, window in checks:
             times = self._sent.setdefault(key, deque())

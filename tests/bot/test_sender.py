@@ -109,6 +109,11 @@ class Rig:
                 self.clock.set(wake)
         raise AssertionError("nothing moves")
 
+    async def pass_time(self, seconds: float = 60.0) -> None:
+        """Let time pass with nothing to do: what waits for a quiet moment goes."""
+        self.clock.set(self.clock.now() + seconds)
+        await self.run()
+
     async def send(self, chat: int, text: str, priority: int | None = None) -> Any:
         """A call made straight through the bot, as a handler makes it."""
         if priority is not None:
@@ -152,10 +157,18 @@ async def then(make: Callable[[], Any]) -> Any:
 
 
 async def test_a_group_gets_twenty_messages_a_minute_at_most(rig: Rig) -> None:
-    await rig.run(*(rig.send(GROUP, f"m{i}") for i in range(45)))
+    await rig.run(*(rig.send(GROUP, f"m{i}", GAME) for i in range(45)))
     times = offsets(rig.telegram.sent(chat=GROUP))
-    assert times == [0.0] * 20 + [60.0] * 20 + [120.0] * 5
+    # About one a second, as into any chat (three within a second draw 429s), and
+    # twenty in any minute.
+    assert times == [float(s) for s in [*range(20), *range(60, 80), *range(120, 125)]]
     assert peak(times, 60.0) == 20
+
+
+async def test_replies_leave_a_quarter_of_the_group_window_to_the_game(rig: Rig) -> None:
+    await rig.run(*(rig.send(GROUP, f"/status {i}") for i in range(20)))
+    times = offsets(rig.telegram.sent(chat=GROUP))
+    assert times == [float(s) for s in [*range(15), *range(60, 65)]]
 
 
 async def test_a_private_chat_gets_one_message_a_second(rig: Rig) -> None:
@@ -170,19 +183,30 @@ async def test_the_bot_as_a_whole_sends_thirty_messages_a_second_at_most(rig: Ri
 
 
 async def test_edits_count_against_their_chat_but_not_the_whole_bot(rig: Rig) -> None:
-    await rig.run(*(rig.send(GROUP, "turn") for _ in range(15)))
-    await rig.run(*(rig.send(1000 + i, "card") for i in range(15)))  # the bot's 30 are used
-    await rig.run(*(rig.edit(GROUP, i, f"edit {i}", GAME) for i in range(1, 8)))
-    # Five edits fit the group's window and the other two wait a minute; the bot's
-    # window, full as it was, held back none of them.
-    assert offsets(rig.telegram.sent("editMessageText")) == [0.0] * 5 + [60.0] * 2
+    await rig.run(*(rig.send(GROUP, "turn", GAME) for _ in range(15)))  # 0 s to 14 s
+    rig.clock.set(START + 20)
+    await rig.run(
+        *(rig.send(1000 + i, "card") for i in range(30)),  # the bot's 30 are used
+        *(rig.edit(GROUP, i, f"edit {i}", GAME) for i in range(1, 8)),
+    )
+    # Five edits fit the group's window, a second apart, and the other two wait for
+    # the first turns to leave it; the bot's window, full as it was, held back none.
+    assert offsets(rig.telegram.sent("editMessageText")) == [
+        20.0,
+        21.0,
+        22.0,
+        23.0,
+        24.0,
+        60.0,
+        61.0,
+    ]
 
 
 # --- priority ------------------------------------------------------------------------
 
 
 async def test_when_the_window_opens_the_game_goes_first_and_cosmetics_last(rig: Rig) -> None:
-    await rig.run(*(rig.send(GROUP, "earlier") for _ in range(20)))
+    await rig.run(*(rig.send(GROUP, "earlier", GAME) for _ in range(20)))
     # Queued in the worst order: a cosmetic edit, a reply, then the game's turn.
     await rig.run(
         rig.edit(GROUP, 1, "lobby: 7 players"),
@@ -195,16 +219,20 @@ async def test_when_the_window_opens_the_game_goes_first_and_cosmetics_last(rig:
         ("sendMessage", "/status: day 1"),
         ("editMessageText", "lobby: 7 players"),
     ]
-    assert offsets(late) == [60.0] * 3
+    # The turn as soon as the window has room; the reply once it leaves a quarter of the
+    # window to the game, the lobby once it leaves half.
+    assert offsets(late) == [60.0, 66.0, 72.0]
 
 
 async def test_a_burst_of_cosmetic_edits_leaves_half_the_group_window(rig: Rig) -> None:
     lobby_edits = [rig.edit(GROUP, i, f"lobby {i}") for i in range(1, 16)]  # 15 messages
     await rig.run(*lobby_edits, rig.sender.deliver(1, [Post(GROUP, "seating", pin=True)]))
-    assert offsets(rig.telegram.sent("editMessageText")) == [0.0] * 10 + [60.0] * 5
-    # The seating (and its pin) went at once, although the edits asked first.
-    assert offsets(rig.telegram.sent(chat=GROUP)) == [0.0]
-    assert offsets(rig.telegram.sent("pinChatMessage")) == [0.0]
+    # The seating (and its pin) went next, a second apart, although the edits asked
+    # first; the edits filled half of the minute's window with them, then waited.
+    assert offsets(rig.telegram.sent(chat=GROUP)) == [1.0]
+    assert offsets(rig.telegram.sent("pinChatMessage")) == [2.0]
+    edits = [0.0, *(float(s) for s in range(3, 10)), *(float(s) for s in range(60, 67))]
+    assert offsets(rig.telegram.sent("editMessageText")) == edits
 
 
 async def test_the_overall_window_serves_the_game_before_replies(rig: Rig) -> None:
@@ -284,12 +312,14 @@ async def test_an_ended_turns_buttons_go_after_the_next_turn_is_called(rig: Rig)
     await rig.run(
         rig.sender.deliver(1, [Unkey(GROUP, "turn"), Post(GROUP, "🎙 Boris", KB2, remember="turn")])
     )
+    await rig.pass_time()  # stale buttons wait for a quiet second, never hurry the clock
     assert [(c.method, c.text, c.keyboard) for c in rig.telegram.calls[1:]] == [
         ("sendMessage", "🎙 Boris", "t:1:2:0"),  # what happens now goes first
         ("editMessageReplyMarkup", None, None),  # Anna's buttons are taken off
     ]
     await rig.run(rig.sender.deliver(1, [Unkey(GROUP, "turn")]))
     await rig.run(rig.sender.deliver(1, [Unkey(GROUP, "turn")]))  # nothing left to take off
+    await rig.pass_time()
     assert [c.method for c in rig.telegram.calls[3:]] == ["editMessageReplyMarkup"]
 
 
@@ -320,6 +350,7 @@ async def test_taking_buttons_off_waits_behind_the_game_and_a_backlog_folds(rig:
             )
         ),
     )
+    await rig.pass_time()
     # Two calls for two turns and a stale keyboard: Boris's turn, over before it was
     # shown, goes out with Vera's; then Anna's buttons go.
     assert [(c.method, c.text, c.keyboard) for c in rig.telegram.calls[20:]] == [
@@ -369,7 +400,7 @@ async def test_retry_after_is_honoured_on_the_clock_and_order_kept(rig: Rig) -> 
     await rig.run(rig.sender.deliver(1, posts), rig.send(ANNA, "elsewhere"))
     sent = rig.telegram.sent(chat=GROUP)
     assert [c.text for c in sent] == ["turn 0", "turn 1", "turn 2"]
-    assert offsets(sent) == [7.0, 7.0, 7.0]  # the chat was held, then went on
+    assert offsets(sent) == [7.0, 8.0, 9.0]  # the chat was held, then went on, paced
     assert offsets(rig.telegram.sent(chat=ANNA)) == [0.0]  # another chat was not
 
 
@@ -463,12 +494,17 @@ async def test_the_table_message_shows_its_latest_text_in_the_group_s_spare_room
             await asyncio.sleep(0)
 
     await rig.run(changes(), rig.sender.deliver(1, [Post(GROUP, "turn 4", KB, remember="turn")]))
-    assert offsets(rig.telegram.sent(chat=GROUP)) == [0.0] * 5  # the table, then the turns
+    # The table, its pin at 1 s, then the turns a second apart as the group's pace
+    # allows: none waited for the table's edits.
+    assert offsets(rig.telegram.sent(chat=GROUP)) == [0.0, 2.0, 3.0, 4.0, 5.0]
     assert not rig.telegram.sent("editMessageText")
-    rig.clock.set(START + 60)  # a quarter of the window is free again
+    rig.clock.set(START + 60)  # the pin is still in the minute: five of twenty used
+    await rig.run(asyncio.sleep(0))
+    assert not rig.telegram.sent("editMessageText")
+    rig.clock.set(START + 61)  # a quarter of the window is free again
     await rig.run(asyncio.sleep(0))
     edits = rig.telegram.sent("editMessageText")
-    assert [(c.text, c.time - START) for c in edits] == [("table 3", 60.0)]
+    assert [(c.text, c.time - START) for c in edits] == [("table 3", 61.0)]
     rig.sender.board(1, GROUP, "table 3")  # what it shows already: no call
     await rig.run(asyncio.sleep(0))
     assert len(rig.telegram.sent("editMessageText")) == 1

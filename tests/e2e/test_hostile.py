@@ -33,7 +33,16 @@ from rules.test_properties import Watcher
 
 from bot.demo import RIGHTS, Crowd, Table, open_table
 from bot.rules import engine
-from bot.rules.actions import Action, Check, Kill, Nominate, Pass, Timeout, Vote
+from bot.rules.actions import (
+    Action,
+    Check,
+    Kill,
+    Nominate,
+    Pass,
+    RestartClock,
+    Timeout,
+    Vote,
+)
 from bot.rules.events import (
     CheckMade,
     Event,
@@ -581,6 +590,10 @@ class Hostile:
         for update_id, action, before in self.referee.acts[self.checked_acts :]:
             if isinstance(action, Timeout):
                 assert update_id is None, f"{action} during update {update_id}"
+                continue
+            if isinstance(action, RestartClock):
+                # The bot's own: the step's post went out late, perhaps while an update's
+                # handling waited for it, whose id it then carries.
                 continue
             assert update_id is not None, f"{action} without an update"
             sender = self.senders.get(update_id)

@@ -30,6 +30,7 @@ async def test_D6_D7_only_the_live_moment_has_buttons_and_the_count_is_posted(
     table: Table,
 ) -> None:
     state = await table.wait_for(at(Phase.ROUND_2, 1))
+    await table.linger(5.0)  # seconds after the turn: the group takes one call a second
     assert len(live_keyboards(table)) == 1  # every turn before this one lost its buttons
     turn = table.turn_message()
     first, *numbers = turn.buttons()
@@ -39,8 +40,10 @@ async def test_D6_D7_only_the_live_moment_has_buttons_and_the_count_is_posted(
     await table.nominate(target)
     assert [[b.text for b in row] for row in turn.buttons()] == [["Finish speech"]]
     await table.pass_turn()
+    await table.linger(5.0)
     assert turn.buttons() == []
     state = await table.wait_for(at(Phase.VOTE))
+    await table.linger(5.0)
     (ballot,) = live_keyboards(table)
     assert [b.text for b in ballot.buttons()[-1]] == ["Abstain"]
     living = state.living()
@@ -48,6 +51,7 @@ async def test_D6_D7_only_the_live_moment_has_buttons_and_the_count_is_posted(
         await table.vote(voter, target)
     await table.vote(living[7], None)
     state = await table.wait_for(lambda s: s.phase is not Phase.VOTE)
+    await table.linger(5.0)
     assert ballot.buttons() == []  # the vote is closed: nothing left to press
     result = next(m for m in table.group.messages() if "The vote is closed" in m.content)
     voters = ", ".join(str(s) for s in sorted(living[:7]))
@@ -81,6 +85,7 @@ async def test_taking_stale_buttons_off_keeps_a_quick_day_inside_the_group_windo
         # The stale buttons go later, as the window has room to spare: a few a minute.
         assert len(live_keyboards(table)) > 1
         await table.wait_for(lambda s: s.day == 2 and s.phase is Phase.ROUND_2)
+        await table.linger(5.0)  # the turn that just ended: a second later, as it can
         assert len(live_keyboards(table)) == 1
         table.sandbox.assert_no_bot_errors()
 

@@ -83,7 +83,7 @@ MAX_STEPS = 6000
 # After GameWon only the deciding last words, the Host's clock and sanctions may follow.
 AFTER_THE_WIN = (
     *("LastWordsBegan", "SpeechStarted", "SpeechEnded", "PlayerLeft", "GameOver"),
-    *("GameAborted", "Paused", "Resumed", "Extended", "SanctionGiven"),
+    *("GameAborted", "Paused", "Resumed", "Extended", "ClockRestarted", "SanctionGiven"),
 )
 
 FAST = settings(

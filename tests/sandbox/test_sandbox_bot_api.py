@@ -485,6 +485,7 @@ async def test_flood_limits_answer_429_until_the_window_passes(clock: ManualCloc
         try:
             for turn in range(3):
                 await bot.send_message(club.id, f"Turn {turn}")
+                clock.advance(1)  # a second apart: a burst is refused of its own
             with pytest.raises(TelegramRetryAfter) as group_limit:
                 await bot.send_message(club.id, "Turn 3")
             await bot.send_message(anna.id, "card")
@@ -496,10 +497,37 @@ async def test_flood_limits_answer_429_until_the_window_passes(clock: ManualCloc
         finally:
             await bot.session.close()
 
-    assert group_limit.value.retry_after == 60
+    assert group_limit.value.retry_after == 57
     assert private_limit.value.retry_after == 1
     assert len(sandbox.calls("sendMessage", chat=club, ok=True)) == 4
     assert [r.status for r in sandbox.rejected()] == [429, 429]
+
+
+async def test_a_third_post_into_a_group_within_a_second_is_refused(clock: ManualClock) -> None:
+    """Telegram refuses a burst into one group far under 20 a minute; edits are not
+    posts, and another group has a burst of its own."""
+    async with Sandbox(clock=clock, rate_limits=True) as sandbox:
+        bot = sandbox.make_bot()
+        anna = sandbox.add_user("Anna")
+        club, other = (sandbox.add_supergroup(name, owner=anna) for name in ("Club", "Other"))
+        club.add_bot()
+        other.add_bot()
+        try:
+            first = await bot.send_message(club.id, "Turn 1")
+            await bot.send_message(club.id, "Turn 2")
+            await bot.edit_message_text(
+                "Turn 1, over", chat_id=club.id, message_id=first.message_id
+            )
+            with pytest.raises(TelegramRetryAfter) as burst:
+                await bot.send_message(club.id, "Turn 3")
+            await bot.send_message(other.id, "Turn 1")
+            clock.advance(1)
+            await bot.send_message(club.id, "Turn 3")
+        finally:
+            await bot.session.close()
+
+    assert burst.value.retry_after == 1
+    assert [r.status for r in sandbox.rejected()] == [429]
 
 
 async def test_injected_429s_are_seeded_and_not_the_bots_fault() -> None:
