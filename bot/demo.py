@@ -81,6 +81,7 @@ NAMES = {
     ],
 }
 HOST_NAME = {"ru": "Ведущий Саша", "en": "Host Sasha"}
+JUDGE_NAME = {"ru": "Судья Мария", "en": "Judge Maria"}
 SPEECHES = {
     "ru": [
         "Я мирный, слежу за пятым.",
@@ -137,6 +138,9 @@ class Table:
     tokens: random.Random = field(default_factory=random.Random)
     # The live page's addresses, for a test that serves it (set, then restart()).
     pages: PageLinks | None = None
+    # The tournament's Judge, when the table was opened with one; the config's
+    # `[access] judges` then names them alone, as a club's server would.
+    judge: SimUser | None = None
 
     # --- the bot, which can be stopped and started again on the same database -----
 
@@ -155,6 +159,7 @@ class Table:
             self.settings,
             self.warning_seconds,
             seeds=lambda: demo_seed(self.seed),
+            judges=frozenset({self.judge.id}) if self.judge is not None else frozenset(),
             pages=self.pages,
         )
         await self._moving_the_clock(set_command_menus(self.bot, self.texts))
@@ -242,25 +247,45 @@ class Table:
         """Until the bot has handled everything; a send paced on the clock moves the clock."""
         loop = asyncio.get_running_loop()
         give_up = loop.time() + within
+        calm = False
         while True:
             busy = bool(self.sandbox.pending_updates) or self.timers.busy()
             busy = busy or self.app.service.sender.busy()
             idle = self.sandbox.quiet_for() >= quiet
-            if idle and not busy:
+            # Nothing on its way back: a call is booked in its window when answered, at a
+            # later time if the clock moved meanwhile (the caller's next advance()), and
+            # the transcript would differ in a slower run. The sender does not count a
+            # cosmetic note (the 10-second warning) as busy, yet it may be on its way, not
+            # having reached the sandbox yet, which then looks idle.
+            answered = self.app.service.sender.limiter.in_flight == 0
+            answered = answered and not self.database.busy  # nor while it writes
+            if idle and answered and not calm:
+                # Once more, after the tasks made ready meanwhile have had their step: a
+                # handler that just ended may have queued a note whose worker has not
+                # started yet (a timer's wake-up can come in the same turn of the loop).
+                calm = True
+                await asyncio.sleep(0)
+                continue
+            still = idle and answered and calm
+            calm = False
+            if still and not busy:
                 last = self.sandbox.world.last_seq
                 if not self.marks or self.marks[-1] != last:
                     self.marks.append(last)
                 return
             wake = self.clock.next_wake()
-            # Not while a call is on its way back: it would be booked at a later time in a
-            # slower run, and the transcript would differ.
-            answered = self.app.service.sender.limiter.in_flight == 0
-            answered = answered and not self.database.busy  # nor while it writes
-            if idle and answered and wake is not None:
+            if still and wake is not None:
                 self.clock.set(wake)  # the bot is waiting on the clock: let time pass
             elif loop.time() > give_up:
                 raise SettleTimeout(f"the bot did not settle within {within} s")
             await asyncio.sleep(quiet / 3)
+
+    async def quiet_minute(self) -> None:
+        """A minute in which nobody acts: the table message's last edit waits for a quiet
+        minute of the group's window."""
+        self.clock.set(self.clock.now() + 60)
+        await asyncio.sleep(0.05)  # what the clock woke looks again, before settle() does
+        await self.settle()
 
     async def advance(self) -> bool:
         """Move the clock to the next due timer and fire it; False if none is armed."""
@@ -268,6 +293,10 @@ class Table:
         if due is None:
             return False
         self.clock.set(due)
+        # What the clock woke (stale buttons, the table message: edits waiting for room)
+        # goes before the timer's work: the two would race, in whichever order the
+        # machine's speed gave them, for the same room in the group's window.
+        await self.settle()
         self.timers.fire_due()
         await self.settle()
         return True
@@ -383,6 +412,7 @@ async def open_table(
     flaky_429: float = 0.0,
     folder: Path | None = None,
     webhook: bool = False,
+    judge: bool = False,
 ) -> AsyncIterator[Table]:
     clock = VirtualClock()
     sandbox = Sandbox(
@@ -403,6 +433,10 @@ async def open_table(
         person = sandbox.add_user(name, username=f"player{i + 1}", language_code=lang)
         group.add_member(person)
         people.append(person)
+    # Not a member of the club's group: a Judge need not sit at any table.
+    judging = (
+        sandbox.add_user(JUDGE_NAME[lang], username="judge", language_code=lang) if judge else None
+    )
     with tempfile.TemporaryDirectory() as tmp:
         table = Table(
             sandbox,
@@ -417,6 +451,7 @@ async def open_table(
             warning_seconds=warning_seconds,
             webhook=webhook,
             tokens=random.Random(f"tokens:{seed}"),
+            judge=judging,
         )
         await table.boot()
         try:
@@ -587,6 +622,10 @@ async def play(table: Table, crowd: Crowd, max_steps: int = 20_000) -> GameState
 async def play_demo(
     config: Config, players: int, seed: int, lang: str, out: TextIO, scenario: str = "game"
 ) -> int:
+    from bot.scenarios import Scripted, play_tournament
+
+    if scenario == "tournament":
+        return await play_tournament(config, players, seed, lang, out)
     settings = config.casual_settings()
     async with open_table(
         players,
@@ -597,14 +636,9 @@ async def play_demo(
     ) as table:
         await table.gather()
         await table.begin()
-        from bot.scenarios import Scripted
-
         crowd = Scripted(table, random.Random(seed), lang, scenario=scenario)
         state = await play(table, crowd)
-        # The table message's last edit waits for a quiet minute of the group's window.
-        table.clock.set(table.clock.now() + 60)
-        await asyncio.sleep(0.05)
-        await table.settle()
+        await table.quiet_minute()
         out.write(table.transcript() + "\n\n")
         pinned = table.group.pinned
         if pinned is not None:
