@@ -168,8 +168,8 @@ class Scripted(Crowd):
 TOURNAMENT_NAME = {"ru": "Осенний кубок", "en": "Autumn Cup"}
 TABLE_TITLE = {"ru": "Стол {code}", "en": "Table {code}"}
 ANNOUNCEMENT = {
-    "ru": "Открыта регистрация на {name}, в субботу в 12:00. Регистрируйтесь: {link}",
-    "en": "Registration for the {name}, Saturday at noon, is open. Sign up here: {link}",
+    "ru": "{name} — в субботу в 12:00. Регистрация по ссылке: {link}",
+    "en": "The {name} is on Saturday at noon. Register here: {link}",
 }
 SMALLEST_TOURNAMENT = TournamentSettings().group_min  # one table: the fewest T1 seats
 REGISTRATION = re.compile(r"https://t\.me/\S+\?start=reg_[\w-]+")
@@ -202,7 +202,7 @@ async def play_tournament(config: Config, players: int, seed: int, lang: str, ou
         judge, host = table.judge, table.host
         assert judge is not None
         await judge.start_bot()
-        await host.start_bot()  # the bot knows the Host by @username, and can write to him
+        await host.start_bot()  # so the bot knows the Host's @username, and can write to the Host
         await table.settle()
         await _say(table, judge, judge.private, f"/tournament {TOURNAMENT_NAME[lang]}")
         link = REGISTRATION.search(judge.inbox()[-1].content)
