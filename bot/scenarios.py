@@ -234,7 +234,6 @@ async def play_tournament(config: Config, players: int, seed: int, lang: str, ou
                 lang,
                 "demo.tournament_over",
                 name=TOURNAMENT_NAME[lang],
-                tables=len(groups),
                 seed=seed,
                 players=players,
             )

@@ -81,7 +81,7 @@ async def test_a_small_tournament_from_registration_to_the_final_standings() -> 
     assert "Judge Maria (private) | Mafia Table [bot]: Sheet of game #1" in transcript
     # T5: everybody, the Judge included, gets the final standings.
     assert transcript.count("is over. Top three:") == SMALLEST_TOURNAMENT + 1
-    assert transcript.rstrip().endswith("players: 12 (demo seed 2).")
+    assert transcript.rstrip().endswith("is over: one tour, 12 players (demo seed 2).")
 
 
 async def test_only_the_configured_judge_runs_the_demo_tournament() -> None:
