@@ -3,10 +3,12 @@ for every scenario, and another seed another one (issue 13).
 
 Before: the join link's token was random; the mafia's relays, sent to several chats at
 once, came out in the order the network gave them, at times that depended on the
-machine's speed; and a cosmetic edit (the 10-second warning) still on its way when the
-clock moved on was booked in the group's window later on a slower machine, so that the
-turns after it were posted later. The second run of each scenario is therefore played on
-a slow network, where every edit takes a few real milliseconds to reach Telegram.
+machine's speed; a cosmetic edit (the 10-second warning) still on its way when the clock
+moved on was booked in the group's window later on a slower machine, so that the turns
+after it were posted later; and edits the clock woke (stale buttons, the table message)
+raced the timer's work due at the same moment for room in that window. The second run
+of each scenario is therefore played on a slow network, where every edit takes a few real
+milliseconds to reach Telegram.
 
 The scenarios are played as the command plays them (`play_demo`), one after another in
 this process.
@@ -35,8 +37,7 @@ from bot.scenarios import SCENARIOS, SMALLEST_TOURNAMENT
 # fewest with two mafiosi, so that the mafia's relay is in it; a tournament's smallest
 # table (T1).
 PLAYERS = dict.fromkeys(SCENARIOS, 6) | {"game": 7, "tournament": SMALLEST_TOURNAMENT}
-# The heaviest: played twice, not a third time for another seed (the whole file stays
-# well under a minute on a small machine).
+# The heaviest: played twice, not a third time for another seed, to keep the file short.
 HEAVY = ("game", "tournament")
 
 
