@@ -43,10 +43,12 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--lang", choices=("ru", "en"), default=None)
     demo.add_argument(
         "--scenario",
-        choices=("game", "host", "lot", "tie", "sanction"),
+        choices=("game", "host", "lot", "tie", "sanction", "tournament"),
         default="game",
         help="host: the Host pauses, extends, warns, removes; lot: nobody is nominated "
-        "(D8); tie: both leaders leave (D7); sanction: the ladder of rules V",
+        "(D8); tie: both leaders leave (D7); sanction: the ladder of rules V; "
+        "tournament: the Judge's tournament of one tour, from registration to the final "
+        "standings (12 players or more, T1)",
     )
     verify = sub.add_parser(
         "verify",
@@ -101,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     from bot.demo import play_demo
+    from bot.scenarios import SMALLEST_TOURNAMENT
 
     if args.command == "run":
         print(
@@ -112,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         players, seed, lang = args.players, args.seed, args.lang or config.bot.language
         scenario = args.scenario
+        if scenario == "tournament" and players < SMALLEST_TOURNAMENT:
+            demo.error(f"a tournament table seats {SMALLEST_TOURNAMENT} players or more (T1)")
     logging.getLogger().setLevel(logging.WARNING)
     return asyncio.run(play_demo(config, players, seed, lang, sys.stdout, scenario))
 

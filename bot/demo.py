@@ -81,6 +81,7 @@ NAMES = {
     ],
 }
 HOST_NAME = {"ru": "Ведущий Саша", "en": "Host Sasha"}
+JUDGE_NAME = {"ru": "Судья Мария", "en": "Judge Maria"}
 SPEECHES = {
     "ru": [
         "Я мирный, слежу за пятым.",
@@ -137,6 +138,9 @@ class Table:
     tokens: random.Random = field(default_factory=random.Random)
     # The live page's addresses, for a test that serves it (set, then restart()).
     pages: PageLinks | None = None
+    # The tournament's Judge, when the table was opened with one; the config's
+    # `[access] judges` then names them alone, as a club's server would.
+    judge: SimUser | None = None
 
     # --- the bot, which can be stopped and started again on the same database -----
 
@@ -155,6 +159,7 @@ class Table:
             self.settings,
             self.warning_seconds,
             seeds=lambda: demo_seed(self.seed),
+            judges=frozenset({self.judge.id}) if self.judge is not None else frozenset(),
             pages=self.pages,
         )
         await self._moving_the_clock(set_command_menus(self.bot, self.texts))
@@ -246,16 +251,18 @@ class Table:
             busy = bool(self.sandbox.pending_updates) or self.timers.busy()
             busy = busy or self.app.service.sender.busy()
             idle = self.sandbox.quiet_for() >= quiet and await _loop_idle()
-            if idle and not busy:
+            # Nothing on its way back: a call is booked in its window when answered, at a
+            # later time if the clock moved meanwhile (the caller's next advance()), and
+            # the transcript would differ in a slower run. The sender does not count a
+            # cosmetic note (the 10-second warning) as busy, yet it may be on its way.
+            answered = self.app.service.sender.limiter.in_flight == 0
+            answered = answered and not self.database.busy  # nor while it writes
+            if idle and answered and not busy:
                 last = self.sandbox.world.last_seq
                 if not self.marks or self.marks[-1] != last:
                     self.marks.append(last)
                 return
             wake = self.clock.next_wake()
-            # Not while a call is on its way back: it would be booked at a later time in a
-            # slower run, and the transcript would differ.
-            answered = self.app.service.sender.limiter.in_flight == 0
-            answered = answered and not self.database.busy  # nor while it writes
             if idle and answered and wake is not None:
                 self.clock.set(wake)  # the bot is waiting on the clock: let time pass
             elif loop.time() > give_up:
@@ -304,6 +311,10 @@ class Table:
                 await asyncio.sleep(0)
             await self.settle()
         self.clock.set(due)
+        # What the clock woke (stale buttons, the table message: edits waiting for room)
+        # goes before the timer's work: the two would race, in whichever order the
+        # machine's speed gave them, for the same room in the group's window.
+        await self.settle()
         self.timers.fire_due()
         await self.settle()
         return True
@@ -419,6 +430,7 @@ async def open_table(
     flaky_429: float = 0.0,
     folder: Path | None = None,
     webhook: bool = False,
+    judge: bool = False,
 ) -> AsyncIterator[Table]:
     clock = VirtualClock()
     sandbox = Sandbox(
@@ -439,6 +451,10 @@ async def open_table(
         person = sandbox.add_user(name, username=f"player{i + 1}", language_code=lang)
         group.add_member(person)
         people.append(person)
+    # Not a member of the club's group: a Judge need not sit at any table.
+    judging = (
+        sandbox.add_user(JUDGE_NAME[lang], username="judge", language_code=lang) if judge else None
+    )
     with tempfile.TemporaryDirectory() as tmp:
         table = Table(
             sandbox,
@@ -453,6 +469,7 @@ async def open_table(
             warning_seconds=warning_seconds,
             webhook=webhook,
             tokens=random.Random(f"tokens:{seed}"),
+            judge=judging,
         )
         await table.boot()
         try:
@@ -644,6 +661,10 @@ async def play(table: Table, crowd: Crowd, max_steps: int = 20_000) -> GameState
 async def play_demo(
     config: Config, players: int, seed: int, lang: str, out: TextIO, scenario: str = "game"
 ) -> int:
+    from bot.scenarios import Scripted, play_tournament
+
+    if scenario == "tournament":
+        return await play_tournament(config, players, seed, lang, out)
     settings = config.casual_settings()
     async with open_table(
         players,
@@ -654,8 +675,6 @@ async def play_demo(
     ) as table:
         await table.gather()
         await table.begin()
-        from bot.scenarios import Scripted
-
         crowd = Scripted(table, random.Random(seed), lang, scenario=scenario)
         state = await play(table, crowd)
         # The table message's last edit waits for room in the group's window.

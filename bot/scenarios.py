@@ -10,21 +10,30 @@ Host or the table doing one thing on purpose:
   both leave (D7).
 - `sanction`: one player is warned twice for V5 (a warning, then removal from the game),
   another once for V2 (a warning): the ladder of rules V.
+- `tournament`: a tournament of one tour, from the Judge's `/tournament` to the final
+  standings (`play_tournament`).
 
 Each is deterministic for a seed, like the plain demo.
 """
 
 from __future__ import annotations
 
+import random
+import re
 from dataclasses import dataclass, field
+from typing import TextIO
 
-from bot.demo import SPEECHES, Crowd
+from bot.config import Config
+from bot.demo import RIGHTS, SPEECHES, Crowd, Table, open_table, play
 from bot.rules.events import Phase
 from bot.rules.roles import Role
 from bot.rules.sanctions import VCode
 from bot.rules.state import GameState
+from bot.sandbox import PrivateChat, SimGroup, SimUser
+from bot.tournament.settings import TournamentSettings
+from storage.tournaments import TournamentStatus
 
-SCENARIOS = ("game", "host", "lot", "tie", "sanction")
+SCENARIOS = ("game", "host", "lot", "tie", "sanction", "tournament")
 
 
 @dataclass
@@ -152,3 +161,119 @@ class Scripted(Crowd):
             await self.table.settle()
             acted = True
         return acted
+
+
+# --- the tournament ----------------------------------------------------------------
+
+TOURNAMENT_NAME = {"ru": "Осенний кубок", "en": "Autumn Cup"}
+TABLE_TITLE = {"ru": "Стол {code}", "en": "Table {code}"}
+ANNOUNCEMENT = {
+    "ru": "{name} — в субботу в 12:00. Регистрация по ссылке: {link}",
+    "en": "The {name} is on Saturday at noon. Register here: {link}",
+}
+SMALLEST_TOURNAMENT = TournamentSettings().group_min  # one table: the fewest T1 seats
+REGISTRATION = re.compile(r"https://t\.me/\S+\?start=reg_[\w-]+")
+INVITE = re.compile(r"https://t\.me/\+[\w-]+")
+
+
+async def _say(table: Table, who: SimUser, chat: SimGroup | PrivateChat, text: str) -> None:
+    await who.send(chat, text)
+    await table.settle()
+
+
+async def play_tournament(config: Config, players: int, seed: int, lang: str, out: TextIO) -> int:
+    """A tournament of one tour, as a club runs it (PRODUCT, "A tournament").
+
+    The Judge (a server's only `[access] judges`) creates it and shares the registration
+    link; everybody registers; the Judge confirms the split (T1), makes a chat per table
+    and binds it with the Host named; the players come in by their invitations. The Host
+    opens each table, the crowd plays it, the Host signs the sheet (T3); the Judge looks
+    at the standings and finishes the tournament (T4, T5). Tables are played one after
+    another, so the transcript is the same for the same seed.
+    """
+    async with open_table(
+        players,
+        seed=seed,
+        lang=lang,
+        settings=config.casual_settings(),
+        warning_seconds=config.game.warning_seconds,
+        judge=True,
+    ) as table:
+        judge, host = table.judge, table.host
+        assert judge is not None
+        await judge.start_bot()
+        await host.start_bot()  # so the bot knows the Host's @username, and can write to the Host
+        await table.settle()
+        await _say(table, judge, judge.private, f"/tournament {TOURNAMENT_NAME[lang]}")
+        link = REGISTRATION.search(judge.inbox()[-1].content)
+        assert link is not None, "no registration link"
+        # The Judge shares it in the club's chat, and everybody follows it from there.
+        table.group.add_member(judge)
+        shared = ANNOUNCEMENT[lang].format(name=TOURNAMENT_NAME[lang], link=link.group(0))
+        await _say(table, judge, table.group, shared)
+        for person in table.people:
+            await person.open_link(link.group(0))
+            await table.settle()
+        await _say(table, judge, judge.private, "/groups")
+        await _say(table, judge, judge.private, "/groups confirm")
+        tournaments = table.app.dispatcher["tournaments"]
+        tournament = await tournaments.judged_by(judge.id)
+        groups = await table.app.service.repos.tours.groups(tournament.tournament_id, 1)
+        for number, group in enumerate(groups):
+            await _play_table(table, group.code, random.Random(f"{seed}:{number}"), lang)
+        await _say(table, judge, judge.private, "/standings")
+        await _say(table, judge, judge.private, "/finish")
+        tournament = await tournaments.judged_by(judge.id)
+        if tournament.status is not TournamentStatus.FINISHED:
+            # Shared places in the top three (T5): the Judge ends with them shared.
+            await _say(table, judge, judge.private, "/finish confirm")
+        out.write(table.transcript() + "\n\n")
+        table.sandbox.assert_no_bot_errors()
+        out.write(
+            table.texts(
+                lang,
+                "demo.tournament_over",
+                name=TOURNAMENT_NAME[lang],
+                seed=seed,
+                players=players,
+            )
+            + "\n"
+        )
+    return 0
+
+
+async def _play_table(table: Table, code: str, rng: random.Random, lang: str) -> None:
+    """One table of the tour: its chat bound, its players in, a game played and signed."""
+    judge, host = table.judge, table.host
+    assert judge is not None
+    chat = table.sandbox.add_supergroup(TABLE_TITLE[lang].format(code=code), owner=judge)
+    chat.promote_bot(by=judge, **RIGHTS)
+    chat.add_member(host, added_by=judge)
+    await table.settle()
+    await _say(table, judge, chat, f"/bind {code} @{host.username}")
+    for person in table.people:
+        invite = next((m for m in reversed(person.inbox()) if code in m.content), None)
+        found = INVITE.search(invite.content) if invite is not None else None
+        if found is not None:  # a reserve has no invitation
+            await person.join_by_link(found.group(0))
+            await table.settle()
+    await _say(table, host, chat, "/newgame")
+    game = await table.app.service.active_game(chat.id)
+    assert game is not None, "the table did not open"
+    lobby = table.latest(chat.messages(), "p:")
+    assert lobby is not None
+    roster = await table.app.service.repos.tours.group(code)
+    assert roster is not None
+    for person in table.people:
+        if person.id in roster.players:
+            await person.press(lobby, 0)  # "I'm here"
+            await table.settle()
+    await _say(table, host, chat, "/begin")
+    table.group, table.game_id = chat, game.game_id
+    state = await play(table, Crowd(table, rng, lang))
+    assert state.finished
+    await table.let_room_come()
+    sheet = table.latest(chat.messages(), "g:")
+    assert sheet is not None, "no sheet to sign"
+    await host.press(sheet, 0)  # the Host signs; the sheet goes to the Judge (T3)
+    await table.settle()
