@@ -56,6 +56,9 @@ class _Nowhere:
                     await sent(index, self._message_id)
         return delivery
 
+    def board(self, *_: object) -> None:
+        """The pinned table: nothing to show it to."""
+
 
 @dataclass
 class Filled:
