@@ -14,7 +14,7 @@ import json
 import logging
 import sqlite3
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -126,9 +126,6 @@ TURN, WARN = "turn", "warn"  # the two timers a game can have (job ids `turn:<ga
 # is tried again this many seconds later, once per entry; then the Host is told.
 COMMIT_RETRIES = (2.0, 4.0, 8.0, 16.0, 30.0)
 
-
-# Groups told at once that the bot is back after a restart (`tell_resumed`).
-TELLERS = 8
 
 # Kinds of outbox messages: a post the game depends on, and the group post announcing
 # step N ("turn:N"), kept so that a restart can tell whether the group ever heard of the
@@ -1011,11 +1008,13 @@ class GameService:
             await self.resend_unsent()
         except Exception:
             log.exception("the outbox could not be sent again")
-        # A few groups at a time, each notice waited for: 500 notices queued at once
-        # would only wait in Telegram's overall window (30 a second), and every call
-        # the games make meanwhile would queue behind all of them to be admitted.
-        waiting = iter(resumed.games)
-        await asyncio.gather(*(self._tell_groups(waiting, faults) for _ in range(TELLERS)))
+        for game in resumed.games:
+            try:
+                await self._tell_group(game)
+            except Exception:
+                log.exception("game %s: its group could not be told of the restart", game.game_id)
+            for key in faults.get(game.game_id, ()):  # after its notice, as it happened
+                await self._tell_host(game, key, game=game.game_id)
         try:  # after the outbox: a deal's table message is out by now
             boards = await self.repos.outbox.latest_of_running(OUTBOX_BOARD)
         except sqlite3.Error:
@@ -1036,16 +1035,6 @@ class GameService:
             except Exception:
                 log.exception("game %s: the table could not be shown", game.game_id)
 
-    async def _tell_groups(self, waiting: Iterator[Game], faults: dict[int, list[str]]) -> None:
-        """Tell the groups one after another; a game's fault right after its notice."""
-        for game in waiting:
-            try:
-                await self._tell_group(game)
-            except Exception:
-                log.exception("game %s: its group could not be told of the restart", game.game_id)
-            for key in faults.get(game.game_id, ()):
-                await self._tell_host(game, key, game=game.game_id)
-
     async def _tell_group(self, game: Game) -> None:
         """The notice that the bot is back, and the Host's panel as of now."""
         state = self.cached_state(game.game_id)
@@ -1064,8 +1053,6 @@ class GameService:
             speaker=speaker,
             seconds=round(left or 0),
         )
-        # A notice: each game's next turn or keyboard may overtake it. Waited for (as an
-        # essential post is), so that the next group is told when this one has been.
-        notice = Post(game.chat_id, text, essential=True)
-        await self.sender.deliver(game.game_id, [notice], COSMETIC)
+        # A notice: each game's next turn or keyboard may overtake it.
+        await self.sender.deliver(game.game_id, [Post(game.chat_id, text)], COSMETIC)
         await self.show_panel(game, state)  # its buttons as of now, edited in place
