@@ -7,6 +7,7 @@ import time.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from collections.abc import Callable
@@ -214,6 +215,7 @@ async def run_bot(config: Config) -> None:
         pages=pages,
     )
     page_server = None
+    telling: asyncio.Task[None] | None = None
     try:
         if pages is not None:
             page_server = await serve_pages(
@@ -229,14 +231,21 @@ async def run_bot(config: Config) -> None:
             )
         await set_command_menus(bot, texts)
         timers.start()
-        resumed = await app.service.resume_all()
-        log.info("resumed %d running games", resumed)
+        resumed = await app.service.rearm_all()
+        log.info("resumed %d running games", len(resumed.games))
+        # The groups are told while updates are read already: Telegram's overall window
+        # takes 500 notices in no less than 17 s, and no game waits for its own.
+        telling = asyncio.create_task(app.service.tell_resumed(resumed))
         runtime.freeze_start_up()
         if config.bot.mode == "webhook":
             await _serve_webhook(app, config)
         else:
             await app.dispatcher.start_polling(bot)
     finally:
+        if telling is not None:
+            telling.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await telling
         if page_server is not None:
             await page_server.cleanup()
         timers.shutdown()

@@ -16,7 +16,7 @@ import sqlite3
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 import orjson
@@ -192,6 +192,17 @@ class JoinOutcome:
         return self.seating is Seating.JOINED
 
 
+@dataclass
+class Resumed:
+    """What `rearm_all` found: the games back on their clocks, and what their Hosts
+    must hear (a game closed, a clock that could not be armed: the text's key)."""
+
+    games: list[Game] = field(default_factory=list)
+    faults: list[tuple[Game, str]] = field(default_factory=list)
+    # (game, step): turns started again whose clocks wait for their announcement.
+    unseen: list[tuple[int, int]] = field(default_factory=list)
+
+
 class GameService:
     def __init__(
         self,
@@ -227,6 +238,9 @@ class GameService:
         self._seated_read = asyncio.Lock()
         self._seated_complete = False
         self._begin_requested: set[int] = set()
+        # Start-up sends the unsent outbox while updates are read already: a player's
+        # Start meanwhile must not send the same message twice.
+        self._resending = asyncio.Lock()
         self._commit_failures: dict[int, int] = {}  # game -> deadlines failed in a row
         # Games whose current step's announcement is on its way: (step, when it began).
         self._unseen: dict[int, tuple[int, float]] = {}
@@ -635,14 +649,22 @@ class GameService:
             if posted is not None and posted.message_id is None:
                 return  # still to go out with the deal: it shows the table as it is then
             if posted is not None and posted.message_id is not None:
-                # What it shows is not stored: taken to be the table as it is now (edits
-                # are made at once, a crash rarely catches one), so that the first edit
-                # after a restart is for a change, never a refused "not modified" one.
-                self.sender.remembered[key] = Remembered(
-                    posted.chat_id, posted.message_id, board_text(state, lang, self.t), None
-                )
+                self._recall_board(posted.chat_id, posted.message_id, game, state, lang)
         text = board_text(state, lang, self.t)
         self.sender.board(game.game_id, game.chat_id, text, self._board_reposted)
+
+    def _recall_board(
+        self, chat_id: int, message_id: int, game: Game, state: GameState, lang: str
+    ) -> None:
+        """The table message a restart found in the outbox, remembered for the next edit.
+
+        What it shows is not stored: taken to be the table as it is now (edits are made
+        at once, a crash rarely catches one), so that the first edit after a restart is
+        for a change, never a refused "not modified" one.
+        """
+        self.sender.remembered[(game.game_id, BOARD)] = Remembered(
+            chat_id, message_id, board_text(state, lang, self.t), None
+        )
 
     async def _board_reposted(self, game_id: int, chat_id: int, message_id: int, text: str) -> None:
         """A new table message went up: remembered, so that a restart edits this one."""
@@ -924,6 +946,10 @@ class GameService:
         A turn's announcement goes again only while that turn is on (`resume_all` has
         restarted its clock): a later turn has said everything since.
         """
+        async with self._resending:  # a Start pressed meanwhile waits, then finds less
+            return await self._resend_unsent(user_id)
+
+    async def _resend_unsent(self, user_id: int | None) -> int:
         sent = 0
         for queued in await self.repos.outbox.unsent():
             if user_id is not None and queued.chat_id != user_id:
@@ -961,66 +987,173 @@ class GameService:
     # --- start-up -------------------------------------------------------------------
 
     async def resume_all(self) -> int:
-        """Start-up: every running game's deadline re-armed, its group told where it stands.
+        """Start-up: every running game back on its clock (`rearm_all`), then its group
+        told where it stands and what it never got sent again (`tell_resumed`)."""
+        resumed = await self.rearm_all()
+        await self.tell_resumed(resumed)
+        return len(resumed.games)
 
-        A deadline that passed while the bot was down fires at once (the timers see to
-        that); messages the games depend on that were never confirmed sent go out again.
-        Each game resumes on its own: one that cannot (its stored state is damaged, its
-        deadline cannot be armed) is logged and reported to its Host, and the others and
-        the bot go on.
+    async def rearm_all(self) -> Resumed:
+        """Start-up, first: every running game's deadline re-armed, sending nothing.
+
+        The running games with their states, the unsent outbox, and the languages of
+        their groups and players are read once each, whatever the number of games (500
+        games read one by one kept the last of them off its clock for tens of seconds).
+        The timers are armed with no wait between them, so a deadline that passed while
+        the bot was down (it fires at once) finds every game already in the cache. Only a
+        game whose group never heard that its turn began costs a transaction of its own:
+        that turn starts again with its full time.
+
+        Each game resumes on its own: one whose stored state is damaged is closed, one
+        that cannot go on is logged, and the others and the bot go on; their Hosts hear
+        of it in `tell_resumed`.
         """
         games = await self.repos.games.running()
         unsent: dict[int, set[str]] = {}
         for queued in await self.repos.outbox.unsent():
             unsent.setdefault(queued.game_id, set()).add(queued.kind)
+        resumed = Resumed()
+        damaged: list[Game] = []
+        restart: list[tuple[Game, GameState]] = []
         for game in games:
             try:
-                await self._resume(game, unsent.get(game.game_id, set()))
+                state = self._stored_state(game)
+            except (ValueError, TypeError, KeyError, AttributeError):
+                # The stored state cannot be read again (settings no longer valid, a
+                # damaged row): the game can never go on, and must not hold its group.
+                log.exception(
+                    "game %s: its stored state cannot be read; it is closed", game.game_id
+                )
+                damaged.append(game)
+                continue
+            if state is None:
+                continue
+            resumed.games.append(game)
+            if f"{OUTBOX_TURN}{state.step}" in unsent.get(game.game_id, ()) and not state.paused:
+                restart.append((game, state))  # armed when its clock restarts, below
+            elif not self.arm(game.game_id, state):
+                resumed.faults.append((game, "host.clock_failed"))
+        try:
+            await self._recall_languages(resumed.games)
+        except sqlite3.Error:
+            log.exception("the languages of the running games could not be read ahead")
+        for game in damaged:
+            try:
+                await self.repos.games.set_status(
+                    game.game_id, GameStatus.ABORTED, now=self.clock.now()
+                )
+                resumed.faults.append((game, "host.resume_damaged"))
             except Exception:
                 log.exception("game %s could not be resumed", game.game_id)
-                await self._tell_host(game, "host.resume_failed", game=game.game_id)
-        try:
-            await self.resend_unsent()
-        except Exception:
-            log.exception("the outbox could not be sent again")
-        for game in games:  # after the outbox: a deal's table message is out by now
-            try:
-                state = await self.state(game.game_id)
-                if state is not None and not state.finished:
-                    await self.show_board(game, state, await self.chat_lang(game.chat_id))
-            except Exception:
-                log.exception("game %s: the table could not be shown", game.game_id)
-        for game_id in list(self._unseen):  # an announcement that never went: go on anyway
-            self._unseen.pop(game_id, None)
-            state = self.cached_state(game_id)
-            if state is not None:
-                self.arm(game_id, state)
-        return len(games)
-
-    async def _resume(self, game: Game, unsent: set[str]) -> None:
-        """One game back on its clock; `unsent` are the kinds of its unsent outbox messages."""
-        try:
-            state = await self.state(game.game_id)
-        except (ValueError, TypeError, KeyError, AttributeError):
-            # The stored state cannot be read again (settings no longer valid, a damaged
-            # row): the game can never go on, and must not hold its group forever.
-            log.exception("game %s: its stored state cannot be read; it is closed", game.game_id)
-            await self.repos.games.set_status(
-                game.game_id, GameStatus.ABORTED, now=self.clock.now()
-            )
-            await self._tell_host(game, "host.resume_damaged", game=game.game_id)
-            return
-        if state is None:
-            return
-        if f"{OUTBOX_TURN}{state.step}" in unsent and not state.paused:
+                resumed.faults.append((game, "host.resume_failed"))
+        for game, state in restart:
             # The group never heard that this turn began (the bot died first): it starts
             # again with its full time, and its announcement goes out (resend_unsent).
             try:
                 state, _ = await self.act(game.game_id, RestartClock())
                 # ...and its clock waits for the announcement once more (`resend_unsent`).
                 self._unseen[game.game_id] = (state.step, self.clock.now())
+                resumed.unseen.append((game.game_id, state.step))
             except RuleError:
                 log.exception("game %s: the turn's clock could not restart", game.game_id)
+                if not self.arm(game.game_id, state):
+                    resumed.faults.append((game, "host.clock_failed"))
+            except Exception:
+                log.exception("game %s could not be resumed", game.game_id)
+                resumed.faults.append((game, "host.resume_failed"))
+        return resumed
+
+    def _stored_state(self, game: Game) -> GameState | None:
+        """A running game's state as `rearm_all` read it with the game (as `state` would)."""
+        cached = self.cached_state(game.game_id)
+        if cached is not None:
+            return cached
+        if game.state_json is None:
+            return None
+        state = state_from_json(json.loads(game.state_json))
+        return self._states.setdefault(game.game_id, state)
+
+    async def _recall_languages(self, games: Sequence[Game]) -> None:
+        """The languages of the running games' groups, players and Hosts, in two reads,
+        so that neither the notices nor each game's next turn read them one by one."""
+        chat_ids = {game.chat_id for game in games}
+        people = {game.host_user_id for game in games}
+        for game in games:
+            state = self._states.get(game.game_id)
+            if state is not None:
+                people.update(seat.user_id for seat in state.seats.values())
+        chat_ids = {c for c in chat_ids if c not in self._chat_langs}
+        people = {p for p in people if p not in self._user_langs}
+        chats = await self.repos.chats.many(chat_ids)
+        users = await self.repos.users.many(people)
+        # As `chat_lang` and `user_lang` would have them, an unknown one as None; one
+        # that a /lang changed meanwhile stays as it now is.
+        for chat_id in chat_ids:
+            if chat_id not in self._chat_langs:
+                chat = chats.get(chat_id)
+                self._chat_langs[chat_id] = chat.lang if chat else None
+        for user_id in people:
+            if user_id not in self._user_langs:
+                user = users.get(user_id)
+                self._user_langs[user_id] = user.lang if user else None
+
+    async def tell_resumed(self, resumed: Resumed) -> None:
+        """Start-up, then: what the games depend on and was never confirmed sent goes
+        again, each group is told where its game stands, and the Host's panel and the
+        table message are brought up to date. The games are on their clocks already and
+        may move on meanwhile: each notice tells its game as it is when it goes out."""
+        faults: dict[int, list[str]] = {}
+        for game, key in resumed.faults:
+            faults.setdefault(game.game_id, []).append(key)
+        going_on = {game.game_id for game in resumed.games}
+        for game, key in resumed.faults:
+            if game.game_id not in going_on:  # closed: no notice to wait for
+                await self._tell_host(game, key, game=game.game_id)
+        try:
+            await self.resend_unsent()
+        except Exception:
+            log.exception("the outbox could not be sent again")
+        for game in resumed.games:
+            try:
+                await self._tell_group(game)
+            except Exception:
+                log.exception("game %s: its group could not be told of the restart", game.game_id)
+            for key in faults.get(game.game_id, ()):  # after its notice, as it happened
+                await self._tell_host(game, key, game=game.game_id)
+        try:  # after the outbox: a deal's table message is out by now
+            boards = await self.repos.outbox.latest_of_running(OUTBOX_BOARD)
+        except sqlite3.Error:
+            log.exception("the table messages could not be looked up")
+            boards = {}
+        for game in resumed.games:
+            try:
+                state = self.cached_state(game.game_id)
+                if state is None or state.finished:
+                    continue
+                lang = await self.chat_lang(game.chat_id)
+                posted = boards.get(game.game_id)
+                if (game.game_id, BOARD) not in self.sender.remembered and posted is not None:
+                    if posted.message_id is None:
+                        continue  # still to go out with the deal (show_board)
+                    self._recall_board(posted.chat_id, posted.message_id, game, state, lang)
+                await self.show_board(game, state, lang)
+            except Exception:
+                log.exception("game %s: the table could not be shown", game.game_id)
+        # A turn started again whose announcement never went: its clock starts anyway.
+        # (Games play on meanwhile: a later step's announcement is on its way as usual.)
+        for game_id, step in resumed.unseen:
+            if self._unseen.get(game_id, (None,))[0] != step:
+                continue
+            del self._unseen[game_id]
+            state = self.cached_state(game_id)
+            if state is not None:
+                self.arm(game_id, state)
+
+    async def _tell_group(self, game: Game) -> None:
+        """The notice that the bot is back, and the Host's panel as of now."""
+        state = self.cached_state(game.game_id)
+        if state is None or state.finished:
+            return
         lang = await self.chat_lang(game.chat_id)
         left = state.paused_remaining
         if left is None and state.deadline is not None:
@@ -1037,5 +1170,3 @@ class GameService:
         # A notice: each game's next turn or keyboard may overtake it.
         await self.sender.deliver(game.game_id, [Post(game.chat_id, text)], COSMETIC)
         await self.show_panel(game, state)  # its buttons as of now, edited in place
-        if not self.arm(game.game_id, state):
-            await self._tell_host(game, "host.clock_failed", game=game.game_id)

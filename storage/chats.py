@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -57,6 +59,14 @@ class ChatRepository:
         """The chat, or None if the bot has not recorded it."""
         row = await self._db.fetch_one("SELECT * FROM chats WHERE chat_id = ?", (chat_id,))
         return None if row is None else _chat(row)
+
+    async def many(self, chat_ids: Collection[int]) -> dict[int, Chat]:
+        """The recorded chats among `chat_ids`, in one read however many they are."""
+        rows = await self._db.fetch_all(
+            "SELECT * FROM chats WHERE chat_id IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(set(chat_ids))),),
+        )
+        return {row["chat_id"]: _chat(row) for row in rows}
 
     async def set_lang(self, chat_id: int, lang: str | None) -> None:
         """Set the chat's language (None: back to the bot's default)."""

@@ -96,3 +96,15 @@ class OutboxRepository:
             (game_id, kind),
         )
         return None if row is None else _message(row)
+
+    async def latest_of_running(self, kind: str) -> dict[int, OutboxMessage]:
+        """Every running game's last message of `kind`, by game, in one read (a restart
+        picks up all the table messages at once)."""
+        rows = await self._db.fetch_all(
+            "SELECT o.* FROM outbox AS o JOIN ("
+            "  SELECT max(outbox_id) AS last FROM outbox WHERE kind = ? AND game_id IN "
+            "  (SELECT game_id FROM games WHERE status = 'running') GROUP BY game_id"
+            ") AS l ON o.outbox_id = l.last",
+            (kind,),
+        )
+        return {row["game_id"]: _message(row) for row in rows}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import aiosqlite
@@ -79,6 +81,14 @@ class UserRepository:
         """The user, or None if the bot has not recorded them."""
         row = await self._db.fetch_one("SELECT * FROM users WHERE user_id = ?", (user_id,))
         return None if row is None else _user(row)
+
+    async def many(self, user_ids: Collection[int]) -> dict[int, User]:
+        """The known users among `user_ids`, in one read however many they are."""
+        rows = await self._db.fetch_all(
+            "SELECT * FROM users WHERE user_id IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(set(user_ids))),),
+        )
+        return {row["user_id"]: _user(row) for row in rows}
 
     async def set_lang(self, user_id: int, lang: str | None) -> None:
         """Set the user's language (None: back to the bot's default)."""

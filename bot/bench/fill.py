@@ -9,6 +9,7 @@ Night 0) when the bot comes back.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import secrets
 from collections.abc import Collection, Sequence
@@ -37,6 +38,7 @@ class _Nowhere:
     def __init__(self) -> None:
         self.remembered: dict[tuple[int, str], Remembered] = {}
         self._message_id = 1_000_000
+        self._told: list[asyncio.Future[None]] = []
 
     async def deliver(
         self,
@@ -46,15 +48,26 @@ class _Nowhere:
         sent: Ticker | None = None,
         track: Collection[int] = (),
     ) -> Delivery:
-        """As `Sender.deliver`: every post "goes out" at once, and its outbox row is ticked."""
+        """As `Sender.deliver`: every post "goes out" at once, and its outbox row is ticked.
+
+        Told as the real one tells it, by a task of its own: the service holds the game's
+        lock while it delivers, and a turn's clock starts (under that lock) when told."""
         delivery = Delivery()
         for index, item in enumerate(items):
             if isinstance(item, Post):
                 self._message_id += 1
                 delivery.sent[index] = self._message_id
                 if sent is not None:
-                    await sent(index, self._message_id)
+                    self._told.append(asyncio.ensure_future(sent(index, self._message_id)))
         return delivery
+
+    async def told(self) -> None:
+        """Until every post delivered so far has been told of."""
+        while self._told:
+            await self._told.pop(0)
+
+    def board(self, *_: object) -> None:
+        """The pinned table: nothing to show it to."""
 
 
 @dataclass
@@ -72,12 +85,13 @@ async def fill(path: Path, tables: Tables, settings: GameSettings, seed: int = 1
     database = await Database.open(path)
     repos = Repositories.of(database)
     clock = WallClock()
+    nowhere = _Nowhere()
     service = GameService(
         repos,
         clock,
         VirtualTimers(VirtualClock()),  # never fired: the restarted bot arms its own
         Texts("en"),
-        cast(Sender, _Nowhere()),
+        cast(Sender, nowhere),
         settings,
         lambda: secrets.token_hex(16),
     )
@@ -99,12 +113,14 @@ async def fill(path: Path, tables: Tables, settings: GameSettings, seed: int = 1
                 )
             outcome = await service.begin(game)
             assert outcome.started, f"game {game.game_id} did not begin: {outcome}"
+            await nowhere.told()
             # Up to a whole Day 0 of passes: some games reach Night 0.
             for _ in range(rng.randint(0, len(players))):
                 state = service.cached_state(game.game_id)
                 if state is None or state.speaker is None:
                     break
                 await service.act(game.game_id, Pass(state.speaker))
+                await nowhere.told()
             state = service.cached_state(game.game_id)
             assert state is not None
             filled.append(Filled(index, game.game_id, _seating(state), _speaker(state)))
