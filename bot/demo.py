@@ -269,6 +269,13 @@ class Table:
                 raise SettleTimeout(f"the bot did not settle within {within} s")
             await asyncio.sleep(quiet / 3)
 
+    async def _wake_at(self, wake: float) -> None:
+        """Move the clock to a sleeper's time, lazy ones included, and let what woke go."""
+        self.clock.set(wake)
+        for _ in range(5):  # what woke makes its call before the bot is asked if idle
+            await asyncio.sleep(0)
+        await self.settle()
+
     async def linger(self, seconds: float = 1.0) -> None:
         """Let up to `seconds` pass with nobody acting (to the next timer at most): what
         waits for a quiet moment, as stale buttons do, goes meanwhile."""
@@ -276,10 +283,7 @@ class Table:
         due = self.timers.next_due()
         until = until if due is None else min(due, until)
         while (wake := self.clock.next_wake(lazy=True)) is not None and wake < until:
-            self.clock.set(wake)
-            for _ in range(5):  # what woke makes its call before the bot is asked if idle
-                await asyncio.sleep(0)
-            await self.settle()
+            await self._wake_at(wake)
         self.clock.set(until)
         self.timers.fire_due()
         await self.settle()
@@ -294,10 +298,7 @@ class Table:
             due = self.timers.next_due()
             if due is not None and due <= wake:
                 return
-            self.clock.set(wake)
-            for _ in range(5):  # what woke makes its call before the bot is asked if idle
-                await asyncio.sleep(0)
-            await self.settle()
+            await self._wake_at(wake)
 
     async def advance(self) -> bool:
         """Move the clock to the next due timer and fire it; False if none is armed."""
@@ -306,10 +307,7 @@ class Table:
             return False
         # On the way, what waits for room (a warning, stale buttons) goes when it would.
         while (wake := self.clock.next_wake(lazy=True)) is not None and wake < due:
-            self.clock.set(wake)
-            for _ in range(5):  # what woke makes its call before the bot is asked if idle
-                await asyncio.sleep(0)
-            await self.settle()
+            await self._wake_at(wake)
         self.clock.set(due)
         # What the clock woke (stale buttons, the table message: edits waiting for room)
         # goes before the timer's work: the two would race, in whichever order the
