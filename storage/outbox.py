@@ -66,19 +66,16 @@ class OutboxRepository:
 
     async def mark_sent(self, outbox_id: int, *, message_id: int, now: float) -> bool:
         """Record the delivery; False if the message had already been marked sent."""
-        async with self._db.transaction():
-            row = await self._db.fetch_one(
-                "SELECT sent_at FROM outbox WHERE outbox_id = ?", (outbox_id,)
-            )
-            if row is None:
-                raise NotFoundError(f"no outbox message {outbox_id}")
-            if row["sent_at"] is not None:
-                return False
-            await self._db.execute(
-                "UPDATE outbox SET sent_at = ?, message_id = ? WHERE outbox_id = ?",
-                (now, message_id, outbox_id),
-            )
-        return True
+        # One statement, its own transaction: every message sent is ticked off.
+        if await self._db.execute(
+            "UPDATE outbox SET sent_at = ?, message_id = ? WHERE outbox_id = ? AND sent_at IS NULL",
+            (now, message_id, outbox_id),
+        ):
+            return True
+        row = await self._db.fetch_one("SELECT 1 FROM outbox WHERE outbox_id = ?", (outbox_id,))
+        if row is None:
+            raise NotFoundError(f"no outbox message {outbox_id}")
+        return False
 
     async def unsent(self, game_id: int | None = None) -> list[OutboxMessage]:
         """Messages not yet delivered, in the order they were enqueued; of one game if given."""

@@ -7,12 +7,16 @@ triggers refuse one made any other way.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import aiosqlite
 
 from storage.db import Database
+
+LAST_SEQ = "SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?"
+READ_FROM = "SELECT * FROM events WHERE game_id = ? AND seq >= ? ORDER BY seq"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +42,7 @@ class StoredEvent:
     payload_json: str
 
 
-def _event(row: aiosqlite.Row) -> StoredEvent:
+def _event(row: aiosqlite.Row | sqlite3.Row) -> StoredEvent:
     return StoredEvent(
         game_id=row["game_id"],
         seq=row["seq"],
@@ -60,29 +64,30 @@ class ProtocolRepository:
         Call it inside the transaction that also saves the state the events lead to,
         so that the protocol and the state never disagree.
         """
-        async with self._db.transaction():
-            first = await self.last_seq(game_id) + 1
-            await self._db.execute_many(
+
+        def append(connection: sqlite3.Connection) -> list[StoredEvent]:
+            # One trip to the database for the whole batch: an action appends on every
+            # press, under the game's lock.
+            (last,) = connection.execute(LAST_SEQ, (game_id,)).fetchone()
+            connection.executemany(
                 "INSERT INTO events (game_id, seq, at, type, payload_json) "
                 "VALUES (?, ?, ?, json_extract(?, '$.type'), ?)",
                 [
                     (game_id, seq, event.at, event.payload_json, event.payload_json)
-                    for seq, event in enumerate(events, start=first)
+                    for seq, event in enumerate(events, start=last + 1)
                 ],
-            )
-            return await self.read(game_id, from_seq=first)
+            ).close()
+            rows = connection.execute(READ_FROM, (game_id, last + 1)).fetchall()
+            return [_event(row) for row in rows]
+
+        return await self._db.atomic(append)
 
     async def read(self, game_id: int, *, from_seq: int = 1) -> list[StoredEvent]:
         """The game's events from `from_seq` on (all of them by default), in order."""
-        rows = await self._db.fetch_all(
-            "SELECT * FROM events WHERE game_id = ? AND seq >= ? ORDER BY seq",
-            (game_id, from_seq),
-        )
+        rows = await self._db.fetch_all(READ_FROM, (game_id, from_seq))
         return [_event(row) for row in rows]
 
     async def last_seq(self, game_id: int) -> int:
         """The seq of the game's last event, 0 when it has none yet."""
-        rows = await self._db.fetch_all(
-            "SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?", (game_id,)
-        )
+        rows = await self._db.fetch_all(LAST_SEQ, (game_id,))
         return int(rows[0][0])

@@ -7,6 +7,7 @@ import os
 import sqlite3
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 from storage_testdata import CHAT, HOST, T0
@@ -115,6 +116,58 @@ async def test_transaction_commits_everything(seeded: Repositories, game: Game) 
     assert saved is not None
     assert saved.deadline == T0 + 60
     assert await seeded.processed.has_update(10)
+
+
+class Trips:
+    """Counts the trips to the database's own thread: each costs the event loop a wake-up."""
+
+    def __init__(self, database: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        connection = database._connection
+        execute = connection._execute
+
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            self.count += 1
+            return await execute(*args, **kwargs)
+
+        monkeypatch.setattr(connection, "_execute", counted)
+
+
+async def test_an_actions_transaction_is_one_trip_a_statement(
+    seeded: Repositories, game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What `GameService._store` does for every press: BEGIN, the events (numbered after
+    the last, read back), the state, the update's mark, COMMIT: five trips, where a trip
+    a cursor's close and two for each savepoint made it thirteen."""
+    trips = Trips(seeded.database, monkeypatch)
+    events = [NewEvent(T0, '{"type": "seats_drawn"}'), NewEvent(T0, '{"type": "cards_dealt"}')]
+    async with seeded.database.transaction():
+        stored = await seeded.protocol.append(game.game_id, events)
+        await seeded.games.save_state(game.game_id, state_json="{}", deadline=T0 + 60, now=T0)
+        await seeded.processed.mark_update(10, now=T0)
+    assert trips.count == 5
+    assert [(e.seq, e.type) for e in stored] == [(1, "seats_drawn"), (2, "cards_dealt")]
+    card = await seeded.outbox.enqueue(
+        game_id=game.game_id, chat_id=HOST, kind="role_card", payload_json="{}", now=T0
+    )
+    trips.count = 0
+    assert await seeded.outbox.mark_sent(card.outbox_id, message_id=5, now=T0)
+    assert trips.count == 1  # ticked off in one statement, its own transaction
+
+
+async def test_a_failed_append_inside_a_transaction_undoes_only_itself(
+    seeded: Repositories, game: Game
+) -> None:
+    """The batch is all or nothing inside the action's transaction too (a savepoint)."""
+    async with seeded.database.transaction():
+        await seeded.processed.mark_update(11, now=T0)
+        with pytest.raises(sqlite3.Error):
+            await seeded.protocol.append(
+                game.game_id, [NewEvent(T0, '{"type": "fine"}'), NewEvent(T0, '{"type": ')]
+            )
+        await seeded.protocol.append(game.game_id, [NewEvent(T0, '{"type": "seats_drawn"}')])
+    assert [e.type for e in await seeded.protocol.read(game.game_id)] == ["seats_drawn"]
+    assert await seeded.processed.has_update(11)
 
 
 async def test_transaction_that_raises_leaves_nothing(seeded: Repositories, game: Game) -> None:
