@@ -398,7 +398,7 @@ def report(
             f"restart with {restart.games} unfinished games: until all re-armed, s",
             f"{restart.to_resumed:.2f}",
             "< 5",
-            f"{restart.to_first_call:.2f} to 1st call",
+            f"{bare.to_first_call:.2f} to 1st call" if bare else "—",
             restart.to_resumed < 5 and restart.resumed == restart.games,
         )
         if restart.to_announced is not None:
@@ -413,6 +413,11 @@ def report(
             f"{restart.to_first_call:.2f} s to the first Bot API call, then "
             f"{restart.to_resumed - restart.to_first_call:.2f} s to re-arm them; {told})"
         )
+        if bare is not None:
+            table.note(
+                f"  (the bare bot, importing aiogram alone: {bare.to_first_call:.2f} s from "
+                "process start to its first Bot API call, the floor of any restart)"
+            )
         w = restart.play.window
         table.add(
             f"peak memory with {restart.games} games in the database, MB",
@@ -521,6 +526,11 @@ def figures(opts: argparse.Namespace) -> list[Figure]:
             "s",
             "< 1",
             lambda v: v < 1,
+        ),
+        Figure(
+            "  the bare bot, process start to its first API call (the floor)",
+            lambda r: r.bare.to_first_call if r.bare else None,
+            "s",
         ),
         Figure(
             "  process start until all are re-armed",

@@ -105,6 +105,9 @@ class LoadRun:
     log_warnings: int = 0
     problems: list[str] = field(default_factory=list)
     refused: dict[str, int] = field(default_factory=dict)
+    # From process start to its first Bot API call: the bare bot's is the floor of a
+    # restart (importing aiogram and building its types).
+    to_first_call: float = math.nan
     games_main: int = 0
 
     def best(self, p99_limit: float) -> Step | None:
@@ -330,11 +333,12 @@ async def run_bare(
     await bot.start()
     try:
         await until_polling(sandbox, bot)
+        first_call = (probe.first_call or math.nan) - bot.started_at
         stream.set_load(rate, {k: float(v) for k, v in mix.items()})
         stream.start()
         await asyncio.sleep(opts.step_warmup)
         main = await measure(probe, bot, opts.bare_measure, "same", None)
-        run = LoadRun(main, main_peak_mb=bot.peak_mb())
+        run = LoadRun(main, main_peak_mb=bot.peak_mb(), to_first_call=first_call)
         say(f"  {_line(main)}")
         for target in sorted(r for r in opts.bare_rates if r > rate):
             stream.set_load(target)
