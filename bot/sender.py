@@ -402,6 +402,14 @@ class Sender:
         self._ticking.add(task)
         task.add_done_callback(self._ticking.discard)
 
+    async def stop(self) -> None:
+        """Cancel every worker, with what it had still to send (a process that ends)."""
+        workers: list[asyncio.Future[None]] = [*self._workers.values(), *self._ticking]
+        workers += [*self._stale_workers.values(), *self._board_workers.values()]
+        for worker in workers:
+            worker.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+
     def busy(self) -> bool:
         """Something the game needs is queued or on its way, perhaps waiting on the clock.
 

@@ -508,3 +508,21 @@ async def test_the_table_message_shows_its_latest_text_in_the_group_s_spare_room
     rig.sender.board(1, GROUP, "table 3")  # what it shows already: no call
     await rig.run(asyncio.sleep(0))
     assert len(rig.telegram.sent("editMessageText")) == 1
+
+
+async def test_stop_cancels_what_waits_for_a_quiet_minute(rig: Rig) -> None:
+    """A process that ends (the benchmark's games on a clock that stops) leaves no worker
+    waiting for ever: the table's edit waiting for room is cancelled, and sent never."""
+    table = Post(GROUP, "table 0", pin=True, remember="board", essential=True)
+    await rig.run(rig.sender.deliver(1, [table]))
+    for i in range(1, 4):
+        await rig.run(rig.sender.deliver(1, [Post(GROUP, f"turn {i}", KB, remember="turn")]))
+    rig.sender.board(1, GROUP, "table 1")
+    await rig.run(asyncio.sleep(0))
+    assert not rig.telegram.sent("editMessageText")  # a quarter of the minute is used up
+    waiting = asyncio.all_tasks() - {asyncio.current_task()}
+    assert waiting  # the table's worker, asleep until the window has room
+    await rig.sender.stop()
+    assert all(task.done() for task in waiting)
+    await rig.pass_time(120)
+    assert not rig.telegram.sent("editMessageText")
