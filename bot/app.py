@@ -229,10 +229,11 @@ async def run_bot(config: Config) -> None:
                 f"{config.web.port}, open at {pages.base_url}/t/...",
                 flush=True,
             )
-        await set_command_menus(bot, texts)
         timers.start()
         resumed = await app.service.rearm_all()
         log.info("resumed %d running games", len(resumed.games))
+        # The clocks first: the menus are a few calls, each a round trip to Telegram.
+        await set_command_menus(bot, texts)
         # The groups are told while updates are read already: Telegram's overall window
         # takes 500 notices in no less than 17 s, and no game waits for its own.
         telling = asyncio.create_task(app.service.tell_resumed(resumed))
