@@ -20,7 +20,9 @@ import asyncio
 import gc
 import importlib
 import json
+import logging
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +35,7 @@ from aiogram.methods import Response, TelegramMethod
 from aiogram.methods.base import TelegramType
 
 STOCK = "MAFIA_STOCK_RUNTIME"
+log = logging.getLogger(__name__)
 
 
 def stock() -> bool:
@@ -95,3 +98,29 @@ def freeze_start_up() -> None:
     if not stock():
         gc.collect()
         gc.freeze()
+    if not any(getattr(c, "__self__", None).__class__ is _GcWatch for c in gc.callbacks):
+        gc.callbacks.append(_GcWatch().observe)
+
+
+# A collection that stops every game this long is worth a line in the log.
+SLOW_GC = 0.05  # seconds
+
+
+class _GcWatch:
+    """Logs every garbage collection that held the event loop for SLOW_GC or more."""
+
+    def __init__(self) -> None:
+        self._began = 0.0
+
+    def observe(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+            return
+        took = time.perf_counter() - self._began
+        if took >= SLOW_GC:
+            log.warning(
+                "a garbage collection (generation %d, %d collected) held every game for %.0f ms",
+                info["generation"],
+                info["collected"],
+                took * 1000,
+            )
