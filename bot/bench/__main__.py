@@ -409,9 +409,9 @@ def report(
                 f"within {opts.restart_play:g} s of play"
             )
         table.note(
-            f'  ("resumed {restart.resumed} running games"; from process start: '
-            f"{restart.to_first_call:.2f} s to the first Bot API call, then "
-            f"{restart.to_resumed - restart.to_first_call:.2f} s to re-arm them; {told})"
+            f'  ("resumed {restart.resumed} running games"; from process start: all '
+            f"re-armed at {restart.to_resumed:.2f} s, the first Bot API call at "
+            f"{restart.to_first_call:.2f} s; {told})"
         )
         if bare is not None:
             table.note(
@@ -437,6 +437,8 @@ def report(
             f"{latencies(w)} ms, CPU {restart.play.cpu_share:.0%}, "
             f"{sum(restart.errors.values())} refused calls)"
         )
+        for what, count in restart.errors.most_common(3):
+            table.note(f"    {count} x {what}")
     if bare is not None:
         most = max((bare.main, *bare.ramp), key=lambda s: s.window.rate)
         table.note(

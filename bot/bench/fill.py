@@ -15,7 +15,7 @@ import secrets
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from bot.bench.players import Seating, Tables
 from bot.clock import VirtualClock, VirtualTimers, WallClock
@@ -25,7 +25,8 @@ from bot.rules.actions import Pass
 from bot.rules.roles import Role
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
-from bot.sender import GAME, Delivery, Remembered, Sender, Ticker
+from bot.sandbox import Sandbox
+from bot.sender import GAME, Delivery, Remembered, Sender, Ticker, markup
 from bot.service import GameService
 from storage.chats import ChatType
 from storage.db import Database
@@ -33,12 +34,26 @@ from storage.repositories import Repositories
 
 
 class _Nowhere:
-    """A Sender that sends nothing and reports everything sent."""
+    """A Sender that reports everything sent, having put it straight into the sandbox's
+    chats: past its windows and its HTTP, as if the bot had sent it long ago. The bot
+    that restarts on the games finds its turn posts and table messages there to edit,
+    as it would in Telegram."""
 
-    def __init__(self) -> None:
+    def __init__(self, sandbox: Sandbox) -> None:
         self.remembered: dict[tuple[int, str], Remembered] = {}
-        self._message_id = 1_000_000
+        self._api = sandbox.api
         self._told: list[asyncio.Future[None]] = []
+
+    def _post(self, post: Post) -> int:
+        params: dict[str, Any] = {"chat_id": post.chat_id, "text": post.text, "parse_mode": "HTML"}
+        keyboard = markup(post.keyboard)
+        if keyboard is not None:
+            params["reply_markup"] = keyboard.model_dump(exclude_none=True)
+        message = self._api.call("sendMessage", params)
+        if post.pin:
+            pin = {"chat_id": post.chat_id, "message_id": message["message_id"]}
+            self._api.call("pinChatMessage", {**pin, "disable_notification": True})
+        return int(message["message_id"])
 
     async def deliver(
         self,
@@ -55,10 +70,9 @@ class _Nowhere:
         delivery = Delivery()
         for index, item in enumerate(items):
             if isinstance(item, Post):
-                self._message_id += 1
-                delivery.sent[index] = self._message_id
+                message_id = delivery.sent[index] = self._post(item)
                 if sent is not None:
-                    self._told.append(asyncio.ensure_future(sent(index, self._message_id)))
+                    self._told.append(asyncio.ensure_future(sent(index, message_id)))
         return delivery
 
     async def told(self) -> None:
@@ -85,7 +99,7 @@ async def fill(path: Path, tables: Tables, settings: GameSettings, seed: int = 1
     database = await Database.open(path)
     repos = Repositories.of(database)
     clock = WallClock()
-    nowhere = _Nowhere()
+    nowhere = _Nowhere(tables.sandbox)
     service = GameService(
         repos,
         clock,
@@ -104,7 +118,7 @@ async def fill(path: Path, tables: Tables, settings: GameSettings, seed: int = 1
                 await repos.users.upsert(
                     person.id, first_name=person.first_name, username=person.username
                 )
-            for person in players:
+            for person in (host, *players):
                 await repos.users.set_started(person.id, True)
             game = await service.open_lobby(group.id, host.id)
             for person in players:

@@ -390,10 +390,10 @@ async def run_restart(opts: argparse.Namespace, say: Callable[[str], None]) -> R
         try:
             moment, line = await asyncio.wait_for(resumed, 120)
             count = int(line.rsplit("resumed ", 1)[1].split()[0])
-            first = (probe.first_call or moment) - bot.started_at
             load = GameLoad(sandbox, probe, tables, scale, opts.seed)
             load.resume(filled)
             play = await measure(probe, bot, opts.restart_play, "500", len(filled))
+            first = (probe.first_call or math.nan) - bot.started_at
             say(f"  {_line(play)}")
             result = Restart(
                 games=len(filled),

@@ -526,3 +526,28 @@ async def test_stop_cancels_what_waits_for_a_quiet_minute(rig: Rig) -> None:
     assert all(task.done() for task in waiting)
     await rig.pass_time(120)
     assert not rig.telegram.sent("editMessageText")
+
+
+async def test_hundreds_of_waiting_calls_go_in_order_without_each_looking_again(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 14: at a restart hundreds of notices wait for the bot's 30 messages a second.
+    They go 30 a second in the order they came, and the limiter wakes once each time
+    the window opens, where every waiting call used to wake up and look again (1,350
+    wake-ups for these 300 calls: seconds of CPU at a restart, and every press behind)."""
+    wakes = 0
+    sleep_until = rig.clock.sleep_until
+
+    async def counted(when: float, lazy: bool = False) -> None:
+        nonlocal wakes
+        wakes += 1
+        await sleep_until(when, lazy)
+
+    monkeypatch.setattr(rig.clock, "sleep_until", counted)
+    people = range(5000, 5300)
+    await rig.run(*(rig.send(person, f"notice {person}") for person in people))
+    sent = rig.telegram.sent()
+    assert [c.chat for c in sent] == list(people)
+    assert peak([c.time for c in sent], 1.0) == 30
+    assert offsets(sent)[-1] == 9.0
+    assert wakes <= 20
