@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 import logging
 import secrets
-import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -198,9 +197,7 @@ async def run_bot(config: Config) -> None:
     from bot.clock import SchedulerTimers, WallClock
 
     assert config.bot.token is not None
-    if timings.wanted():  # MAFIA_TIMINGS=1: make bench asks where a press's time goes
-        timings.switch(True)
-        asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, timings.report)
+    timings.serve(asyncio.get_running_loop())  # MAFIA_TIMINGS=1: make bench asks for them
     texts = Texts(config.bot.language)
     bot = make_bot(config.bot.token.get_secret_value(), config.bot.api_server)
     database = await Database.open(config.database_path, synchronous=config.bot.synchronous)

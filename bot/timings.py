@@ -22,6 +22,7 @@ import logging
 import math
 import os
 import re
+import signal
 import time
 from collections import deque
 from collections.abc import Mapping
@@ -64,6 +65,15 @@ def wanted(environ: Mapping[str, str] | None = None) -> bool:
 def switch(on: bool) -> None:
     global ON
     ON = on
+
+
+def serve(loop: asyncio.AbstractEventLoop, environ: Mapping[str, str] | None = None) -> bool:
+    """At the bot's start: on if the environment asks, and then SIGUSR1 reports."""
+    if not wanted(environ):
+        return False
+    switch(True)
+    loop.add_signal_handler(signal.SIGUSR1, report)
+    return True
 
 
 class _Idle:
