@@ -121,10 +121,6 @@ class Record:
         self.spent[self._stack.pop()] += now - self._since
         self._since = now
 
-    def phases(self) -> dict[str, float]:
-        """Seconds per phase entered so far (0.0 for the others)."""
-        return dict(zip(PHASES, self.spent, strict=True))
-
 
 CURRENT: ContextVar[Record | None] = ContextVar("timings_record", default=None)
 
