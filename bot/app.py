@@ -27,7 +27,7 @@ from aiogram.types import (
     BotCommandScopeDefault,
 )
 
-from bot import runtime
+from bot import runtime, timings
 from bot.clock import Clock, Timers
 from bot.config import Config
 from bot.i18n import LANGUAGES, Texts
@@ -131,7 +131,9 @@ async def build_app(
     pages: PageLinks | None = None,
 ) -> App:
     sender = Sender(bot, clock, pace_scale)
-    # Outermost: an answer to a command sent out of turn goes to its sender (D10, N5).
+    # Outermost, to time all of a call an update waits for (`bot.timings`; off: nothing).
+    bot.session.middleware(timings.Calls())
+    # Then: an answer to a command sent out of turn goes to its sender (D10, N5).
     bot.session.middleware(AnswersInPrivate())
     # Then: a text too long for one message becomes several, each paced in turn.
     bot.session.middleware(LongMessages())
@@ -195,6 +197,7 @@ async def run_bot(config: Config) -> None:
     from bot.clock import SchedulerTimers, WallClock
 
     assert config.bot.token is not None
+    timings.serve(asyncio.get_running_loop())  # MAFIA_TIMINGS=1: make bench asks for them
     texts = Texts(config.bot.language)
     bot = make_bot(config.bot.token.get_secret_value(), config.bot.api_server)
     database = await Database.open(config.database_path, synchronous=config.bot.synchronous)

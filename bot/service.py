@@ -21,6 +21,7 @@ from enum import StrEnum
 
 import orjson
 
+from bot import timings
 from bot.board import BOARD, board_text
 from bot.clock import Clock, Timers
 from bot.i18n import Texts, escape
@@ -225,7 +226,7 @@ class GameService:
         self.casual_settings = casual_settings
         self.new_seed = new_seed
         self.warning_seconds = warning_seconds
-        self._locks: dict[int, asyncio.Lock] = {}
+        self._locks: dict[int, timings.GameLock] = {}
         self._locks_bound = KEEP_LOCKS
         # States as of the last action: every running game's, and a few others'. The
         # database has each of them too, so a state this process forgot is read again.
@@ -274,7 +275,7 @@ class GameService:
             self._locks.pop(gone, None)
             self.sender.forget(gone)
 
-    def lock(self, game_id: int) -> asyncio.Lock:
+    def lock(self, game_id: int) -> timings.GameLock:
         lock = self._locks.get(game_id)
         if lock is None:
             if len(self._locks) >= self._locks_bound:
@@ -283,7 +284,7 @@ class GameService:
                 # (`async with service.lock(...)`), with no await in between.
                 self._locks = {g: held for g, held in self._locks.items() if held.locked()}
                 self._locks_bound = max(KEEP_LOCKS, 2 * len(self._locks))
-            lock = self._locks[game_id] = asyncio.Lock()
+            lock = self._locks[game_id] = timings.GameLock()  # its wait is timed (make bench)
         return lock
 
     # --- languages ----------------------------------------------------------------
@@ -558,14 +559,16 @@ class GameService:
         self, game_id: int, action: Action, also: Also | None = None, step: int | None = None
     ) -> tuple[GameState, list[Event]]:
         """`act`, for a caller that holds the game's lock."""
-        game = await self.repos.games.get(game_id)
-        state = await self.state(game_id)
+        with timings.phase("state"):
+            game = await self.repos.games.get(game_id)
+            state = await self.state(game_id)
         if game is None or state is None:
             raise LookupError(f"no running game {game_id}")
         if step is not None and step != state.step:
             raise StaleAction(f"step {step}, now {state.step}")
         now = self.clock.now()
-        new_state, events = engine.apply(state, action, now)
+        with timings.phase("engine"):
+            new_state, events = engine.apply(state, action, now)
         status = None
         if new_state.finished:
             status = GameStatus.OVER if new_state.winner else GameStatus.ABORTED
@@ -590,13 +593,15 @@ class GameService:
         Telegram update behind the action is handled. Only then are timers armed and
         messages sent; what was sent is ticked off in the outbox.
         """
-        audience = await self.audience(game, state)
-        out = render(events, state, audience, self.t)
-        announced = _announcement(events, state, out, game.chat_id)
+        with timings.phase("render"):
+            audience = await self.audience(game, state)
+            out = render(events, state, audience, self.t)
+            announced = _announcement(events, state, out, game.chat_id)
         try:
-            outbox, update_id = await self._store(
-                game, state, events, now, status, out, announced, also
-            )
+            with timings.phase("commit"):
+                outbox, update_id = await self._store(
+                    game, state, events, now, status, out, announced, also
+                )
         except sqlite3.Error as error:
             log.warning("game %s: the commit failed: %s", game.game_id, error)
             raise NotRecorded(str(error)) from error
@@ -622,13 +627,15 @@ class GameService:
             elif index in outbox and message_id is not None:
                 await self._tick(outbox[index], message_id)
 
-        delivery = await self.sender.deliver(game.game_id, out, sent=sent, track=outbox)
-        await self._report_undelivered(game, state, delivery.failed, events)
-        try:  # cosmetic: the action is stored and told, whatever becomes of the table
-            await self.show_board(game, state, audience.group_lang)
-        except Exception:
-            log.exception("game %s: the table could not be shown", game.game_id)
-        await self.show_panel(game, state, events)
+        with timings.phase("send"):
+            delivery = await self.sender.deliver(game.game_id, out, sent=sent, track=outbox)
+            await self._report_undelivered(game, state, delivery.failed, events)
+        with timings.phase("render"):  # the table and the panel: rendered, then queued
+            try:  # cosmetic: the action is stored and told, whatever becomes of the table
+                await self.show_board(game, state, audience.group_lang)
+            except Exception:
+                log.exception("game %s: the table could not be shown", game.game_id)
+            await self.show_panel(game, state, events)
 
     async def show_board(self, game: Game, state: GameState, lang: str) -> None:
         """The pinned table message follows the state (cosmetic: the sender folds and paces it).

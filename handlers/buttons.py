@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from aiogram.types import CallbackQuery
 
+from bot import timings
 from bot.rules.actions import PlayerAction
 from bot.rules.errors import RuleError
 from bot.rules.state import GameState
@@ -24,7 +25,8 @@ async def press(
 
     Returns the state after the action, or None when it was refused (and answered).
     """
-    state = await service.state(game_id)
+    with timings.phase("state"):
+        state = await service.state(game_id)
     refusal: str | None = None
     seat = state.seat_of(query.from_user.id) if state is not None else None
     if state is None or state.finished:

@@ -8,6 +8,7 @@ from typing import Any
 from aiogram import BaseMiddleware
 from aiogram.types import CallbackQuery, Message, TelegramObject, Update
 
+from bot import timings
 from bot.service import CURRENT_UPDATE, GameService
 from storage.chats import ChatType
 
@@ -59,15 +60,17 @@ class OncePerUpdate(BaseMiddleware):
         service: GameService = data["service"]
         if not isinstance(event, Update):
             return await handler(event, data)
-        if not await service.updates.take(event.update_id):
-            return None
-        token = CURRENT_UPDATE.set(event.update_id)
-        try:
-            result = await handler(event, data)
-        except BaseException:
-            service.updates.release(event.update_id)
-            raise
-        finally:
-            CURRENT_UPDATE.reset(token)
-        await service.updates.finish(event.update_id, now=service.clock.now())
-        return result
+        with timings.update(event.event_type):  # make bench: where the update's time goes
+            if not await service.updates.take(event.update_id):
+                return None
+            token = CURRENT_UPDATE.set(event.update_id)
+            try:
+                result = await handler(event, data)
+            except BaseException:
+                service.updates.release(event.update_id)
+                raise
+            finally:
+                CURRENT_UPDATE.reset(token)
+            with timings.phase("commit"):  # the mark, when no action's transaction wrote it
+                await service.updates.finish(event.update_id, now=service.clock.now())
+            return result

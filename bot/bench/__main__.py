@@ -9,7 +9,8 @@ its database in a temporary folder) runs as its own process on the other CPU. Ph
 2. games: the bot under the load of `--games` games at that pace, played by tables of
    sixteen over HTTP with timers scaled by `--scale` (so 400 games are 400 x scale
    tables), then with more and more tables until p99 passes `--p99-limit` in two steps
-   in a row;
+   in a row; in the window at `--games`, the bot times where each press's time goes
+   (`bot.timings`: lock wait, state, engine, render, commit, send);
 3. bare: a bare aiogram bot (`bot.bench.bare`) under the same rate and mix of updates,
    then faster and faster until its p99 passes the limit likewise: the framework's floor;
 4. restart: `--restart-games` unfinished games stored, the bot started on them and timed
@@ -38,6 +39,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot import timings
 from bot.bench import run as phases
 from bot.bench.probe import OVERALL_WINDOW, Window, percentile
 from bot.bench.procs import pin_to
@@ -98,6 +100,12 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
         help="the bot's SQLite synchronous setting (config.toml's bot.synchronous)",
     )
     add("--no-pin", action="store_true", help="let the OS place the processes on the CPUs")
+    add(
+        "--no-breakdown",
+        dest="breakdown",
+        action="store_false",
+        help="run the bot without timing where a press's time goes (bot.timings)",
+    )
     add(
         "--stock-runtime",
         action="store_true",
@@ -307,6 +315,8 @@ def report(
             for kind, values in m.window.by_kind.items()
         )
         table.note(f"  (p99 by kind: {kinds})")
+        if m.breakdown is not None:
+            table.note(breakdown(m.breakdown))
         ratio = m.cpu_per_1000 / b.cpu_per_1000 if b else math.nan
         table.add(
             "CPU seconds per 1000 updates",
@@ -448,6 +458,49 @@ def report(
     table.print()
 
 
+# Each phase of a press as the report names it (`bot.timings`).
+PHASE_NAMES = {"lock": "lock wait"}
+PRESS = "callback_query"
+
+
+def breakdown(by_kind: dict[str, timings.Figures], over: str = "") -> str:
+    """Where a press's time went in the window: each phase's p50 / p99 / mean, in ms."""
+    presses = by_kind.get(PRESS)
+    if presses is None or not presses.count:
+        return "  where a press's time goes: no presses timed"
+    shown = ", ".join(
+        f"{PHASE_NAMES.get(name, name)} {p50:.2f}/{p99:.2f}/{mean:.2f}"
+        for name, (p50, p99, mean) in presses.ms.items()
+    )
+    return (
+        f"  where a press's time goes (ms, p50 / p99 / mean, of {presses.count} presses"
+        f"{over}): {shown}"
+    )
+
+
+def median_breakdown(rounds: list[Round]) -> dict[str, timings.Figures] | None:
+    """Each phase's p50, p99 and mean: their medians over the rounds that timed presses."""
+    timed = [
+        r.games.main.breakdown[PRESS]
+        for r in rounds
+        if r.games is not None
+        and r.games.main.breakdown is not None
+        and PRESS in r.games.main.breakdown
+    ]
+    if not timed:
+        return None
+    ms = {
+        name: (
+            statistics.median(f.ms[name][0] for f in timed),
+            statistics.median(f.ms[name][1] for f in timed),
+            statistics.median(f.ms[name][2] for f in timed),
+        )
+        for name in timed[0].ms
+        if all(name in f.ms for f in timed)
+    }
+    return {PRESS: timings.Figures(round(statistics.median(f.count for f in timed)), ms)}
+
+
 # --- the summary over rounds ------------------------------------------------------------------
 
 
@@ -587,6 +640,9 @@ def summary(opts: argparse.Namespace, rounds: list[Round]) -> None:
     for row in rows:
         cells = [row[0].ljust(widths[0])] + [row[i].rjust(widths[i]) for i in (1, 2, 3)]
         say("  " + "   ".join(cells) + row[4])
+    spent = median_breakdown(rounds)
+    if spent is not None:
+        say(breakdown(spent, over="; medians of the rounds"))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import math
 import random
+import signal
 import tempfile
 import time
 from collections import Counter
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot import timings
 from bot.bench.fill import Filled, fill
 from bot.bench.players import GameLoad, Tables, UpdateStream
 from bot.bench.probe import Probe, Window
@@ -65,6 +67,8 @@ class Step:
     bot_cpu: float  # CPU seconds the bot used
     driver_cpu: float  # CPU seconds the sandbox and the players used
     games: int | None = None
+    # Where the bot's time went, by kind of update (`bot.timings`), if it was asked.
+    breakdown: dict[str, timings.Figures] | None = None
 
     @property
     def cpu_share(self) -> float:
@@ -151,10 +155,22 @@ def config_text(sandbox: Sandbox, database: Path, scale: float, synchronous: str
     )
 
 
-def our_bot(opts: argparse.Namespace, config: Path) -> BotProcess:
+def our_bot(opts: argparse.Namespace, config: Path, breakdown: bool = False) -> BotProcess:
+    """The bot; with `breakdown`, timing the phases of every update it handles."""
     args = ["-m", "bot", "--config", str(config), "run"]
     env = {STOCK: "1"} if opts.stock_runtime else {}
+    if breakdown:
+        env[timings.ENVIRONMENT] = "1"
     return BotProcess("the bot", args, cpu=opts.bot_cpu, env=env)
+
+
+async def ask_timings(bot: BotProcess, within: float = 10.0) -> dict[str, timings.Figures]:
+    """The bot's figures since it was last asked (SIGUSR1: it logs them and starts afresh)."""
+    answer = bot.expect(timings.MARKER)
+    assert bot.process is not None
+    bot.process.send_signal(signal.SIGUSR1)
+    _, line = await asyncio.wait_for(answer, within)
+    return timings.parse(line)
 
 
 def bare_bot(opts: argparse.Namespace, sandbox: Sandbox) -> BotProcess:
@@ -174,15 +190,24 @@ async def until_polling(sandbox: Sandbox, bot: BotProcess, within: float = 90.0)
 
 
 async def measure(
-    probe: Probe, bot: BotProcess, seconds: float, label: str, games: int | None = None
+    probe: Probe,
+    bot: BotProcess,
+    seconds: float,
+    label: str,
+    games: int | None = None,
+    breakdown: bool = False,
 ) -> Step:
+    """A window of `seconds`; with `breakdown`, the bot's timings of the same window."""
+    if breakdown:
+        await ask_timings(bot)  # what came before the window is not its
     start, bot_cpu, own_cpu = time.perf_counter(), bot.cpu_seconds(), cpu_seconds()
     await asyncio.sleep(seconds)
     end = time.perf_counter()
     bot_used, own_used = bot.cpu_seconds() - bot_cpu, cpu_seconds() - own_cpu
+    spent = await ask_timings(bot) if breakdown else None
     await asyncio.sleep(GRACE)
     probe.close_unanswered(before=end)
-    return Step(label, probe.window(start, end), bot_used, own_used, games)
+    return Step(label, probe.window(start, end), bot_used, own_used, games, spent)
 
 
 def _finish(run: LoadRun, probe: Probe, bot: BotProcess) -> None:
@@ -276,7 +301,7 @@ async def run_games(opts: argparse.Namespace, pace: Pace, say: Callable[[str], N
         config.write_text(
             config_text(sandbox, Path(tmp) / "mafia.sqlite3", opts.scale, opts.synchronous)
         )
-        bot = our_bot(opts, config)
+        bot = our_bot(opts, config, breakdown=opts.breakdown)
         await bot.start()
         try:
             await until_polling(sandbox, bot)
@@ -284,7 +309,7 @@ async def run_games(opts: argparse.Namespace, pace: Pace, say: Callable[[str], N
             load.grow(games, spread=opts.warmup * 0.9)
             say(f"  {games} games starting, {opts.warmup:g} s of warm-up")
             await asyncio.sleep(opts.warmup)
-            main = await measure(probe, bot, opts.measure, "load", games)
+            main = await measure(probe, bot, opts.measure, "load", games, opts.breakdown)
             run = LoadRun(main, games_main=games, main_peak_mb=bot.peak_mb())
             say(f"  {_line(main)}")
             for multiple in opts.ramp:
