@@ -27,11 +27,8 @@ private chat and 20 a minute into one group (an edit counts like a message), and
 from __future__ import annotations
 
 import asyncio
-import bisect
-import contextlib
 import itertools
 import logging
-import math
 from collections import deque
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from contextvars import ContextVar
@@ -158,13 +155,6 @@ class _Ticket:
     share: float = 1.0  # how much of a group's window it may fill: the rest is for others
     superseded_by: _Ticket | None = None  # a later edit of the same message
     answer: asyncio.Future[Any] | None = None  # for the earlier edits it superseded
-    counts: bool = True  # a call: it takes a slot in its windows (`ready` takes none)
-    slot: _Slot | None = None  # its place in the windows, once admitted
-    admitted: asyncio.Future[bool] | None = None  # while it waits: True to go, False if superseded
-
-
-def _rank(ticket: _Ticket) -> tuple[int, int]:
-    return ticket.rank
 
 
 class Limiter(BaseRequestMiddleware):
@@ -187,14 +177,10 @@ class Limiter(BaseRequestMiddleware):
         self.scale = scale
         self._slots: dict[object, list[_Slot]] = {}
         self._held: dict[object, float] = {}  # chat (or _ALL) -> held until, after a 429
-        # The calls waiting for room, in order of rank. None of them could go as of the
-        # last look (`_admit_due`); the earliest time one might is `_due`, and a timer of
-        # the limiter's own wakes then: however many wait, no call polls for its turn.
         self._waiting: list[_Ticket] = []
-        self._due = math.inf
-        self._timers: dict[bool, tuple[float, asyncio.Task[None]]] = {}  # lazy? -> timer
         self._edits: dict[tuple[int, int], _Ticket] = {}  # (chat, message) -> waiting edit
         self._seq = itertools.count()
+        self._moved = asyncio.Event()
         self._calls = 0
         self.lazy_sleeping = 0  # calls waiting for room that nothing is in a hurry for
         # Calls admitted and not yet answered and booked: a virtual clock moved meanwhile
@@ -233,7 +219,7 @@ class Limiter(BaseRequestMiddleware):
             earlier = self._edits.get(target)
             if earlier is not None:
                 earlier.superseded_by = ticket
-                self._leave(earlier, False)
+                self._wake()
             self._edits[target] = ticket
         try:
             result = await self._call(ticket, target, make_request, bot, method)
@@ -250,8 +236,7 @@ class Limiter(BaseRequestMiddleware):
 
     async def ready(self, chat: int, priority: int = GAME) -> None:
         """Wait until one message to `chat` could go now, without counting it."""
-        ticket = _Ticket((priority, next(self._seq)), chat, (_ALL, chat), counts=False)
-        await self._admitted(ticket)
+        await self._admitted(_Ticket((priority, next(self._seq)), chat, (_ALL, chat)))
 
     async def _call(
         self,
@@ -271,8 +256,10 @@ class Limiter(BaseRequestMiddleware):
                 return answer
             if target is not None and self._edits.get(target) is ticket:
                 del self._edits[target]  # on its way: a later edit must follow it
-            slot = ticket.slot
-            assert slot is not None  # admitted: counted in its windows, and in flight
+            slot = _Slot(self.clock.now())
+            for key in ticket.keys:
+                self._slots.setdefault(key, []).append(slot)
+            self.in_flight += 1
             try:
                 return await make_request(bot, method)
             except TelegramRetryAfter as error:
@@ -283,132 +270,32 @@ class Limiter(BaseRequestMiddleware):
                 log.info("%s: retry after %s s", method.__api_method__, error.retry_after)
             finally:
                 slot.at, slot.done = max(slot.at, self.clock.now()), True
-                ticket.slot = None
                 self.in_flight -= 1
 
     async def _admitted(self, ticket: _Ticket) -> bool:
-        """Wait until the call may go: True; False if a later edit superseded it.
-
-        While no waiting call is due, a call that has room goes at once. Otherwise it
-        joins the line, and `_admit_due` lets calls through in order of rank.
-        """
-        if ticket.superseded_by is not None:
-            return False
-        now = self.clock.now()
-        delay = math.inf
-        if now < self._due:  # nobody waiting could go now: only this call might
-            delay = self._delay(ticket, now)
-            if delay <= 0:
-                self._take(ticket, now)
-                return True
-        ticket.admitted = asyncio.get_running_loop().create_future()
-        bisect.insort(self._waiting, ticket, key=_rank)
-        lazy = ticket.rank[0] >= STALE
-        if lazy:
-            self.lazy_sleeping += 1  # waits for time that passes anyway
-        if delay < math.inf:
-            self._due = min(self._due, now + delay)
-            self._wake_at(now + delay, lazy)
-        else:  # calls are due: this one takes its place among them
-            self._admit_due()
+        """Wait until the call may go: True; False if a later edit superseded it."""
+        self._waiting.append(ticket)
         try:
-            return await ticket.admitted
-        except BaseException:
-            if ticket.admitted.done() and not ticket.admitted.cancelled():
-                self._untake(ticket)  # let through, then cancelled: it never went
-            else:
-                self._leave(ticket, None)
-            raise
-
-    def _take(self, ticket: _Ticket, now: float) -> None:
-        """The call goes: counted in its windows as of now, and in flight."""
-        if ticket.counts:
-            ticket.slot = _Slot(now)
-            for key in ticket.keys:
-                self._slots.setdefault(key, []).append(ticket.slot)
-            self.in_flight += 1
-
-    def _untake(self, ticket: _Ticket) -> None:
-        slot, ticket.slot = ticket.slot, None
-        if slot is None:
-            return
-        for key in ticket.keys:
-            with contextlib.suppress(ValueError):
-                self._slots.get(key, []).remove(slot)
-        self.in_flight -= 1
-
-    def _leave(self, ticket: _Ticket, admitted: bool | None) -> None:
-        """A waiting call leaves the line: told `admitted` (None: it was cancelled)."""
-        if ticket.admitted is None or (ticket.admitted.done() and admitted is not None):
-            return
-        index = bisect.bisect_left(self._waiting, _rank(ticket), key=_rank)
-        if index < len(self._waiting) and self._waiting[index] is ticket:
-            del self._waiting[index]
-            if ticket.rank[0] >= STALE:
-                self.lazy_sleeping -= 1
-        if admitted is not None:
-            ticket.admitted.set_result(admitted)
-
-    def _admit_due(self) -> None:
-        """Let through, in order of rank, every waiting call that has room now; then
-        wake again when the next one might. A call's room is looked at key by key
-        (the bot's window first) and only until one is full: when that one has room
-        again is early enough to look again, and thousands of calls waiting for the
-        bot's 30 a second cost one look at that window each, not a wake-up each."""
-        now = self.clock.now()
-        rooms: dict[object, dict[float, float]] = {}  # key -> share -> seconds until room
-        # What a `ready` let through is kept for the call its caller makes next: a call
-        # ranked below that wants the same room is looked at again after it.
-        kept: set[object] = set()
-        due = {False: math.inf, True: math.inf}
-        for ticket in list(self._waiting):
-            lazy = ticket.rank[0] >= STALE
-            if ticket.superseded_by is not None:
-                self._leave(ticket, False)
-                continue
-            if not kept.isdisjoint(ticket.keys):
-                due[lazy] = now
-                continue
-            delay = self._delay(ticket, now, rooms)
-            if delay > 0:
-                due[lazy] = min(due[lazy], now + delay)
-                continue
-            self._leave(ticket, True)
-            self._take(ticket, now)
-            if ticket.counts:
-                for key in ticket.keys:
-                    rooms.pop(key, None)
-            else:
-                kept.update(ticket.keys)
-        self._due = min(due.values())
-        for lazy, when in due.items():
-            self._wake_at(when, lazy)
-
-    async def stop(self) -> None:
-        """No more looks at the line (a process that ends)."""
-        timers = [timer for _, timer in self._timers.values()]
-        self._timers.clear()
-        for timer in timers:
-            timer.cancel()
-        await asyncio.gather(*timers, return_exceptions=True)
-
-    def _wake_at(self, when: float, lazy: bool) -> None:
-        """Have the limiter look at the line at `when` (never, for inf); a lazy wake is
-        one a driver of virtual time does not move the clock for."""
-        timer = self._timers.get(lazy)
-        if timer is not None and not timer[1].done():
-            if timer[0] <= when and when != math.inf:
-                return  # an earlier look will see to it
-            timer[1].cancel()
-        if when == math.inf:
-            self._timers.pop(lazy, None)
-        else:
-            self._timers[lazy] = (when, asyncio.ensure_future(self._look_at(when, lazy)))
-
-    async def _look_at(self, when: float, lazy: bool) -> None:
-        await self.clock.sleep_until(when, lazy=lazy)
-        self._timers.pop(lazy, None)
-        self._admit_due()
+            while ticket.superseded_by is None:
+                now = self.clock.now()
+                delay = self._delay(ticket, now)
+                if delay > 0 and ticket.rank[0] >= STALE:
+                    self.lazy_sleeping += 1  # waits for time that passes anyway
+                    try:
+                        await self.clock.sleep_until(now + delay, lazy=True)
+                    finally:
+                        self.lazy_sleeping -= 1
+                elif delay > 0:
+                    await self.clock.sleep_until(now + delay)
+                elif any(self._ahead(other, ticket, now) for other in self._waiting):
+                    # A call that ranks higher wants the same room and can go now: first.
+                    await self._moved.wait()
+                else:
+                    return True
+            return False
+        finally:
+            self._waiting.remove(ticket)
+            self._wake()
 
     def _sweep(self) -> None:
         """Forget the windows and holds that no longer hold anything back."""
@@ -422,6 +309,17 @@ class Limiter(BaseRequestMiddleware):
             del self._slots[key]
         for key in [k for k, until in self._held.items() if until <= now]:
             del self._held[key]
+
+    def _wake(self) -> None:
+        """Whoever stood aside looks again."""
+        self._moved.set()
+        self._moved = asyncio.Event()
+
+    def _ahead(self, other: _Ticket, ticket: _Ticket, now: float) -> bool:
+        if other.rank >= ticket.rank or other.superseded_by is not None:
+            return False
+        shared = not set(other.keys).isdisjoint(ticket.keys)
+        return shared and self._delay(other, now) <= 0
 
     def _window(self, key: object, share: float) -> tuple[int, float]:
         """The longest window the key counts against (what must be kept this long)."""
@@ -437,14 +335,8 @@ class Limiter(BaseRequestMiddleware):
             windows = [PRIVATE_LIMIT]
         return [(limit, seconds * self.scale) for limit, seconds in windows]
 
-    def _delay(
-        self, ticket: _Ticket, now: float, rooms: dict[object, dict[float, float]] | None = None
-    ) -> float:
-        """Seconds until the ticket's windows have room and no 429 holds its chat.
-
-        With `rooms` (what `_admit_due` learnt of each window so far), a window found
-        full ends the look: the result is then only a lower bound, soon enough to look
-        again."""
+    def _delay(self, ticket: _Ticket, now: float) -> float:
+        """Seconds until the ticket's windows have room and no 429 holds its chat."""
         delay = 0.0
         for held_key in (_ALL, ticket.chat):
             held = self._held.get(held_key)
@@ -453,29 +345,15 @@ class Limiter(BaseRequestMiddleware):
             elif held is not None:
                 delay = max(delay, held - now)
         for key in ticket.keys:
-            known = None if rooms is None else rooms.setdefault(key, {})
-            room = None if known is None else known.get(ticket.share)
-            if room is None:
-                room = self._room(key, ticket.share, now)
-                if known is not None:
-                    known[ticket.share] = room
-            delay = max(delay, room)
-            if delay > 0 and rooms is not None:
-                break
-        return delay
-
-    def _room(self, key: object, share: float, now: float) -> float:
-        """Seconds until one more call fits `key`'s windows."""
-        delay = 0.0
-        windows = self._windows(key, share)
-        longest = windows[-1][1]
-        slots = [s for s in self._slots.pop(key, ()) if s.time(now) + longest > now]
-        if slots:
-            self._slots[key] = slots
-        for limit, seconds in windows:
-            times = sorted(t for s in slots if (t := s.time(now)) + seconds > now)
-            if len(times) >= limit:
-                delay = max(delay, times[-limit] + seconds - now)
+            windows = self._windows(key, ticket.share)
+            longest = windows[-1][1]
+            slots = [s for s in self._slots.pop(key, ()) if s.time(now) + longest > now]
+            if slots:
+                self._slots[key] = slots
+            for limit, seconds in windows:
+                times = sorted(t for s in slots if (t := s.time(now)) + seconds > now)
+                if len(times) >= limit:
+                    delay = max(delay, times[-limit] + seconds - now)
         return delay
 
 
@@ -531,7 +409,6 @@ class Sender:
         for worker in workers:
             worker.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
-        await self.limiter.stop()
 
     def busy(self) -> bool:
         """Something the game needs is queued or on its way, perhaps waiting on the clock.
@@ -699,13 +576,17 @@ class Sender:
             # buttons back as it goes.
             sending.unkey_after = True
             return done
-        old = self.remembered.get((game_id, item.key))
-        if old is None or old.keyboard is None:
-            return done  # never shown (or shown before a restart: presses are refused)
-        old.keyboard = None  # as it will be: a second Unkey, or a warning, leaves it so
-        self._stale.setdefault(item.chat_id, deque()).append((game_id, item.key, old.message_id))
-        asyncio.get_running_loop().call_soon(self._take_stale_keyboards, item.chat_id)
+        self._unkey_shown(game_id, item.key)
         return done
+
+    def _unkey_shown(self, game_id: int, key: str) -> None:
+        """Take the buttons off the message shown under `key`, in a quiet moment."""
+        old = self.remembered.get((game_id, key))
+        if old is None or old.keyboard is None:
+            return  # never shown (or shown before a restart: presses are refused)
+        old.keyboard = None  # as it will be: a second Unkey, or a warning, leaves it so
+        self._stale.setdefault(old.chat_id, deque()).append((game_id, key, old.message_id))
+        asyncio.get_running_loop().call_soon(self._take_stale_keyboards, old.chat_id)
 
     def _take_stale_keyboards(self, chat_id: int) -> None:
         """Take stale buttons off, after whatever is queued for the chat (its worker calls
@@ -748,8 +629,9 @@ class Sender:
                     finally:
                         del self._sending[chat_id]
                     if queued.unkey_after:  # no longer on its way: its buttons can go
-                        item = Unkey(chat_id, _key(queued.item) or "")
-                        self._unkey(queued.game_id, item, queue)
+                        # Off that very message: a post queued meanwhile under the same
+                        # key (the next turn's) keeps its own.
+                        self._unkey_shown(queued.game_id, _key(queued.item) or "")
                     self._take_stale_keyboards(chat_id)
         finally:
             del self._workers[chat_id]

@@ -528,26 +528,36 @@ async def test_stop_cancels_what_waits_for_a_quiet_minute(rig: Rig) -> None:
     assert not rig.telegram.sent("editMessageText")
 
 
-async def test_hundreds_of_waiting_calls_go_in_order_without_each_looking_again(
-    rig: Rig, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Issue 14: at a restart hundreds of notices wait for the bot's 30 messages a second.
-    They go 30 a second in the order they came, and the limiter wakes once each time
-    the window opens, where every waiting call used to wake up and look again (1,350
-    wake-ups for these 300 calls: seconds of CPU at a restart, and every press behind)."""
-    wakes = 0
-    sleep_until = rig.clock.sleep_until
+async def test_the_next_turn_keeps_its_buttons_when_the_warning_was_on_its_way(rig: Rig) -> None:
+    """D10: the 10-second warning of a turn is on its way (Telegram asked it to wait) as
+    the turn ends and the next one is posted. The ended turn's buttons come off that
+    very message once the warning is out; the next speaker's post keeps its own, or
+    they could not pass."""
+    await rig.run(rig.sender.deliver(1, [Post(GROUP, "🎙 Anna", KB, remember="turn")]))
+    held = []
 
-    async def counted(when: float, lazy: bool = False) -> None:
-        nonlocal wakes
-        wakes += 1
-        await sleep_until(when, lazy)
+    def once(call: Call) -> int | None:
+        if call.method == "editMessageText" and not held:
+            held.append(call)
+            return 2  # retry after 2 s: the warning stays on its way meanwhile
+        return None
 
-    monkeypatch.setattr(rig.clock, "sleep_until", counted)
-    people = range(5000, 5300)
-    await rig.run(*(rig.send(person, f"notice {person}") for person in people))
-    sent = rig.telegram.sent()
-    assert [c.chat for c in sent] == list(people)
-    assert peak([c.time for c in sent], 1.0) == 30
-    assert offsets(sent)[-1] == 9.0
-    assert wakes <= 20
+    rig.telegram.refuse = once
+    rig.sender.note(1, GROUP, "turn", "⏳ 10 s")
+    rig.clock.set(START + 1.5)  # the group's pace lets the warning go: refused, it waits
+    for _ in range(30):
+        await asyncio.sleep(0)
+    assert held
+
+    async def next_turn() -> None:
+        await rig.sender.deliver(
+            1, [Unkey(GROUP, "turn"), Post(GROUP, "🎙 Boris", KB2, remember="turn")]
+        )
+
+    await rig.run(next_turn())
+    await rig.pass_time()
+    posts = rig.telegram.sent(chat=GROUP)
+    assert [(c.text, c.keyboard) for c in posts] == [("🎙 Anna", "t:1:1:0"), ("🎙 Boris", "t:1:2:0")]
+    unkeyed = rig.telegram.sent("editMessageReplyMarkup")
+    assert [c.chat for c in unkeyed] == [GROUP]  # Anna's message, once
+    assert rig.sender.remembered[(1, "turn")].keyboard == KB2
