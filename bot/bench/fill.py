@@ -118,7 +118,7 @@ async def fill(path: Path, tables: Tables, settings: GameSettings, seed: int = 1
                 await repos.users.upsert(
                     person.id, first_name=person.first_name, username=person.username
                 )
-            for person in (host, *players):
+            for person in players:
                 await repos.users.set_started(person.id, True)
             game = await service.open_lobby(group.id, host.id)
             for person in players:

@@ -72,7 +72,6 @@ class Tables:
         self.players: list[list[SimUser]] = []
         for index in range(count):
             host = sandbox.add_user(f"Host {index}", username=f"host{index}", language_code="en")
-            host.started = started  # a Host of a running game has the panel in private
             group = sandbox.add_supergroup(f"Club {index}", owner=host)
             group.promote_bot(by=host, **RIGHTS)
             seated = []
