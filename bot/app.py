@@ -241,10 +241,11 @@ async def run_bot(config: Config) -> None:
         # takes 500 notices in no less than 17 s, and no game waits for its own.
         telling = asyncio.create_task(app.service.tell_resumed(resumed))
         runtime.freeze_start_up()
-        if config.bot.mode == "webhook":
-            await _serve_webhook(app, config)
-        else:
-            await app.dispatcher.start_polling(bot)
+        with runtime.watching_collections():
+            if config.bot.mode == "webhook":
+                await _serve_webhook(app, config)
+            else:
+                await app.dispatcher.start_polling(bot)
     finally:
         if telling is not None:
             telling.cancel()

@@ -17,13 +17,14 @@ worth (`python -m bot.bench --stock-runtime`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import importlib
 import json
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from aiogram import Bot
@@ -98,8 +99,18 @@ def freeze_start_up() -> None:
     if not stock():
         gc.collect()
         gc.freeze()
-    if not any(getattr(c, "__self__", None).__class__ is _GcWatch for c in gc.callbacks):
-        gc.callbacks.append(_GcWatch().observe)
+
+
+@contextlib.contextmanager
+def watching_collections() -> Iterator[None]:
+    """While the bot serves: a long garbage collection is logged (then no more, so that
+    a process that goes on without the bot, a test's, is not told of its own)."""
+    observe = _GcWatch().observe
+    gc.callbacks.append(observe)
+    try:
+        yield
+    finally:
+        gc.callbacks.remove(observe)
 
 
 # A collection that stops every game this long is worth a line in the log.

@@ -25,3 +25,12 @@ def test_a_long_garbage_collection_is_logged(
     assert [r.getMessage() for r in caplog.records] == [
         "a garbage collection (generation 2, 40 collected) held every game for 80 ms"
     ]
+
+
+def test_collections_are_watched_only_while_the_bot_serves() -> None:
+    import gc
+
+    before = list(gc.callbacks)
+    with runtime.watching_collections():
+        assert len(gc.callbacks) == len(before) + 1
+    assert gc.callbacks == before
