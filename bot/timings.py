@@ -25,7 +25,7 @@ import re
 import signal
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from types import TracebackType
@@ -244,8 +244,12 @@ class Figures:
     ms: dict[str, tuple[float, float, float]]
 
 
-def _percentile(ordered: list[float], q: float) -> float:
-    """Nearest rank, as the benchmark's own latencies (`bot.bench.probe`)."""
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0-100), nearest rank; NaN for no values. The benchmark's
+    latencies are taken the same way (`bot.bench.probe`)."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
     return ordered[max(1, math.ceil(q / 100 * len(ordered))) - 1]
 
 
@@ -261,10 +265,9 @@ def figures(updates: list[tuple[float, ...]]) -> Figures:
         if not values:
             ms[name] = (math.nan, math.nan, math.nan)
             continue
-        ordered = sorted(values)
         ms[name] = (
-            1000 * _percentile(ordered, 50),
-            1000 * _percentile(ordered, 99),
+            1000 * percentile(values, 50),
+            1000 * percentile(values, 99),
             1000 * sum(values) / len(values),
         )
     return Figures(len(updates), ms)

@@ -41,8 +41,9 @@ from dataclasses import dataclass
 
 from bot import timings
 from bot.bench import run as phases
-from bot.bench.probe import OVERALL_WINDOW, Window, percentile
+from bot.bench.probe import OVERALL_WINDOW, Window
 from bot.bench.procs import pin_to
+from bot.timings import percentile
 
 PHASES = ("pace", "games", "bare", "restart")
 

@@ -22,13 +22,14 @@ import contextlib
 import math
 import time
 from collections import Counter, deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from bot.sandbox import SENDING_METHODS, CallRecord, Sandbox
 from bot.sandbox.ratelimit import LIMITED_METHODS
 from bot.sandbox.updates import UpdateQueue
+from bot.timings import percentile
 
 Key = tuple[Any, ...]
 
@@ -99,15 +100,6 @@ class Window:
 
     def p(self, q: float) -> float:
         return percentile(self.latencies, q)
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """The q-th percentile (0-100), nearest rank; NaN for no values."""
-    if not values:
-        return math.nan
-    ordered = sorted(values)
-    rank = max(1, math.ceil(q / 100 * len(ordered)))
-    return ordered[rank - 1]
 
 
 class _TimedQueue(UpdateQueue):
