@@ -274,6 +274,11 @@ async def test_killed_twenty_times_the_game_still_finishes_and_keeps_its_word(
         await sandbox.stop()
 
 
+def _joins(message: SimMessage) -> bool:
+    rows = message.buttons()
+    return bool(rows) and rows[0][0].url is not None
+
+
 async def open_lobby(host: SimUser, group: Any, people: dict[int, SimUser]) -> None:
     """/newgame, and everybody joins. Each step waits for the bot's answer, not for a
     quiet moment: on a loaded machine the bot may be slower than any quiet period, and a
@@ -281,8 +286,10 @@ async def open_lobby(host: SimUser, group: Any, people: dict[int, SimUser]) -> N
     asked = await host.send(group, "/newgame")
 
     def posted() -> SimMessage | None:
+        # The lobby: its Join button is a link. The last game's sheet, with its button
+        # to sign, may still be on its way into the group's window meanwhile.
         later = [m for m in group.visible_messages() if m.message_id > asked.message_id]
-        return next((m for m in later if m.from_bot and m.buttons()), None)
+        return next((m for m in later if m.from_bot and _joins(m)), None)
 
     lobby = await until(posted)
     joined = {p.id: sum("You joined" in m.content for m in p.inbox()) for p in people.values()}
