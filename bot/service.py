@@ -59,9 +59,12 @@ from bot.rules.state import GameState
 from bot.sender import COSMETIC, LATE, Remembered, Sender, Undelivered
 from bot.updates import HandledUpdates
 from storage.chats import ChatType
-from storage.games import Game, GameStatus, LobbyPlayer
-from storage.protocol import NewEvent
+from storage.db import Work
+from storage.games import Game, GameStatus, LobbyPlayer, saving_state, setting_status
+from storage.outbox import enqueuing, marking_sent
+from storage.protocol import NewEvent, appending
 from storage.repositories import Repositories
+from storage.updates import marking_update
 
 log = logging.getLogger(__name__)
 
@@ -556,9 +559,15 @@ class GameService:
             return await self._apply(game_id, action, also, step)
 
     async def _apply(
-        self, game_id: int, action: Action, also: Also | None = None, step: int | None = None
+        self,
+        game_id: int,
+        action: Action,
+        also: Also | None = None,
+        step: int | None = None,
+        writes: Work[object] | None = None,
     ) -> tuple[GameState, list[Event]]:
-        """`act`, for a caller that holds the game's lock."""
+        """`act`, for a caller that holds the game's lock; `writes`, like `also`, stand or
+        fall with the action, in its own trip to the database."""
         with timings.phase("state"):
             game = await self.repos.games.get(game_id)
             state = await self.state(game_id)
@@ -572,7 +581,7 @@ class GameService:
         status = None
         if new_state.finished:
             status = GameStatus.OVER if new_state.winner else GameStatus.ABORTED
-        await self._commit(game, new_state, events, now, status, also)
+        await self._commit(game, new_state, events, now, status, also, writes)
         if isinstance(action, HostAction):
             log_game(game, "the Host's %s", host_action(action))
         return new_state, events
@@ -585,6 +594,7 @@ class GameService:
         now: float,
         status: GameStatus | None = None,
         also: Also | None = None,
+        writes: Work[object] | None = None,
     ) -> None:
         """Store, then tell: nobody hears of an action that a crash could still undo.
 
@@ -600,7 +610,7 @@ class GameService:
         try:
             with timings.phase("commit"):
                 outbox, update_id = await self._store(
-                    game, state, events, now, status, out, announced, also
+                    game, state, events, now, status, out, announced, also, writes
                 )
         except sqlite3.Error as error:
             log.warning("game %s: the commit failed: %s", game.game_id, error)
@@ -717,40 +727,52 @@ class GameService:
         out: Sequence[Outgoing],
         announced: int | None,
         also: Also | None,
+        writes: Work[object] | None,
     ) -> tuple[dict[int, int], int | None]:
-        """The transaction of `_commit`: what it enqueued (item index -> outbox id)."""
-        outbox: dict[int, int] = {}
-        async with self.repos.database.transaction():
+        """The transaction of `_commit`: what it enqueued (item index -> outbox id).
+
+        Its statements run in one trip to the database's thread (`Database.atomic`), so
+        that the other games' statements wait for one trip, not one a statement.
+        """
+        game_id = game.game_id
+        batch = [NewEvent(e.at, _dumps(entry_to_json(e))) for e in stamp(events, now)]
+        state_json = _dumps(state_to_json(state))
+        kept: list[tuple[int, int, str, str]] = []  # (item index, chat, kind, payload)
+        for index, item in enumerate(out):
+            kind = OUTBOX_POST if isinstance(item, Post) and item.essential else None
+            if kind is not None and isinstance(item, Post) and item.remember == BOARD:
+                kind = OUTBOX_BOARD
+            if index == announced:
+                kind = f"{OUTBOX_TURN}{state.step}"
+            if kind is not None:
+                kept.append((index, item.chat_id, kind, _dumps(to_json(item))))
+        update_id = CURRENT_UPDATE.get()
+
+        def store(connection: sqlite3.Connection) -> dict[int, int]:
             if status is not None:
-                await self.repos.games.set_status(game.game_id, status, now=now)
-            batch = [NewEvent(e.at, _dumps(entry_to_json(e))) for e in stamp(events, now)]
-            await self.repos.protocol.append(game.game_id, batch)
-            await self.repos.games.save_state(
-                game.game_id,
-                state_json=_dumps(state_to_json(state)),
-                deadline=state.deadline,
-                now=now,
+                setting_status(game_id, status, now=now)(connection)
+            appending(game_id, batch)(connection)
+            saving_state(game_id, state_json=state_json, deadline=state.deadline, now=now)(
+                connection
             )
-            for index, item in enumerate(out):
-                kind = OUTBOX_POST if isinstance(item, Post) and item.essential else None
-                if kind is not None and isinstance(item, Post) and item.remember == BOARD:
-                    kind = OUTBOX_BOARD
-                if index == announced:
-                    kind = f"{OUTBOX_TURN}{state.step}"
-                if kind is not None:
-                    queued = await self.repos.outbox.enqueue(
-                        game_id=game.game_id,
-                        chat_id=item.chat_id,
-                        kind=kind,
-                        payload_json=_dumps(to_json(item)),
-                        now=now,
-                    )
-                    outbox[index] = queued.outbox_id
-            if also is not None:
-                await also(state)
-            update_id = CURRENT_UPDATE.get()
+            outbox = {
+                index: enqueuing(
+                    game_id=game_id, chat_id=chat_id, kind=kind, payload_json=payload, now=now
+                )(connection).outbox_id
+                for index, chat_id, kind, payload in kept
+            }
             if update_id is not None:
-                await self.repos.processed.mark_update(update_id, now=now)
+                marking_update(update_id, now=now)(connection)
+            if writes is not None:
+                writes(connection)
+            return outbox
+
+        database = self.repos.database
+        if also is None:
+            return await database.atomic(store), update_id
+        async with database.transaction():
+            outbox = await database.atomic(store)
+            await also(state)
         return outbox, update_id
 
     async def _tick(self, outbox_id: int, message_id: int) -> None:
@@ -821,7 +843,7 @@ class GameService:
         """
         game_id = game.game_id
 
-        async def tick(_: GameState | None = None) -> None:
+        async def tick() -> None:
             if message_id is not None:
                 await self.repos.outbox.mark_sent(
                     outbox_id, message_id=message_id, now=self.clock.now()
@@ -839,8 +861,13 @@ class GameService:
                     return
                 late = self.clock.now() - unseen[1]
                 if state.step == step and not state.paused and state.deadline and late > LATE:
+                    ticked = None
+                    if message_id is not None:  # with the clock's restart, in its trip
+                        ticked = marking_sent(
+                            outbox_id, message_id=message_id, now=self.clock.now()
+                        )
                     try:
-                        await self._apply(game_id, RestartClock(), also=tick)
+                        await self._apply(game_id, RestartClock(), writes=ticked)
                         return
                     except (RuleError, NotRecorded):
                         log.exception("game %s: step %s could not start its clock", game_id, step)

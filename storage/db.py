@@ -40,6 +40,8 @@ SLOW_COMMIT = 0.25  # seconds
 # What a statement parameter may be: the types SQLite stores without adapters.
 SqlValue: TypeAlias = int | float | str | bytes | None
 T = TypeVar("T")
+# Statements run together on the connection's own thread (`Database.atomic`).
+Work: TypeAlias = Callable[[sqlite3.Connection], T]
 
 # SQLite's `synchronous` pragma, as the config names it.
 Synchronous: TypeAlias = Literal["full", "normal"]
@@ -143,18 +145,14 @@ class Database:
                 yield
             return
         async with self._lock:
-            await self._connection.execute("BEGIN IMMEDIATE")
+            await self._in_thread(_rowcount, "BEGIN IMMEDIATE", ())
             self._holder = asyncio.current_task()
             try:
                 yield
-                began = time.monotonic()
-                await self._connection.execute("COMMIT")
-                took = time.monotonic() - began
-                if took > SLOW_COMMIT:  # every game waits meanwhile: a slow disk shows here
-                    log.warning("a commit took %.2f s", took)
+                await self._in_thread(_commit)
             except BaseException:
                 if self._connection.in_transaction:
-                    await self._connection.execute("ROLLBACK")
+                    await self._in_thread(_rowcount, "ROLLBACK", ())
                 raise
             finally:
                 self._holder = None
@@ -183,8 +181,10 @@ class Database:
                 return await self._in_thread(_in_savepoint, f"nested_{self._savepoints}", work)
             finally:
                 self._savepoints -= 1
-        async with self.transaction():
-            return await self._in_thread(work)
+        # Its own transaction, begun and committed in the same trip: the lock that every
+        # other statement waits for is held for that one trip, not for three.
+        async with self._lock:
+            return await self._in_thread(_in_transaction, work)
 
     async def fetch_one(self, sql: str, params: Sequence[SqlValue] = ()) -> aiosqlite.Row | None:
         """Run a query (or a statement with RETURNING) and return its first row, if any."""
@@ -245,6 +245,27 @@ def _rowcount(connection: sqlite3.Connection, sql: str, params: Sequence[SqlValu
         return cursor.rowcount
     finally:
         cursor.close()
+
+
+def _commit(connection: sqlite3.Connection) -> None:
+    began = time.monotonic()
+    connection.execute("COMMIT")
+    took = time.monotonic() - began
+    if took > SLOW_COMMIT:  # every game waits meanwhile: a slow disk shows here
+        log.warning("a commit took %.2f s", took)
+
+
+def _in_transaction(connection: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
+    """`work` in a transaction of its own (BEGIN IMMEDIATE, as `Database.transaction`)."""
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        result = work(connection)
+        _commit(connection)
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+    return result
 
 
 def _in_savepoint(

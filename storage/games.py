@@ -6,12 +6,13 @@ does know is the lifecycle, because start-up and the one-game-a-chat rule depend
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from enum import StrEnum
 
 import aiosqlite
 
-from storage.db import Database, SqlValue
+from storage.db import Database, SqlValue, Work
 from storage.errors import ActiveGameExistsError, GameStatusError, NotFoundError
 
 
@@ -59,7 +60,7 @@ class Game:
     join_token: str | None = None
 
 
-def _game(row: aiosqlite.Row) -> Game:
+def _game(row: aiosqlite.Row | sqlite3.Row) -> Game:
     return Game(
         game_id=row["game_id"],
         chat_id=row["chat_id"],
@@ -76,6 +77,45 @@ def _game(row: aiosqlite.Row) -> Game:
         signed_at=row["signed_at"],
         join_token=row["join_token"],
     )
+
+
+def setting_status(game_id: int, status: GameStatus, *, now: float) -> Work[Game]:
+    """`GameRepository.set_status`, as statements for `Database.atomic`."""
+
+    def set_status(connection: sqlite3.Connection) -> Game:
+        row = connection.execute(
+            "SELECT status FROM games WHERE game_id = ?", (game_id,)
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(f"no game {game_id}")
+        if GameStatus(row["status"]) not in _PREVIOUS[status]:
+            raise GameStatusError(f"game {game_id} cannot go from {row['status']} to {status}")
+        ended = status in (GameStatus.OVER, GameStatus.ABORTED)
+        (row,) = connection.execute(
+            "UPDATE games SET status = ?, updated_at = ?, "
+            "deadline = CASE WHEN ? THEN NULL ELSE deadline END "
+            "WHERE game_id = ? RETURNING *",
+            (status.value, now, ended, game_id),
+        ).fetchall()
+        return _game(row)
+
+    return set_status
+
+
+def saving_state(
+    game_id: int, *, state_json: str, deadline: float | None, now: float
+) -> Work[None]:
+    """`GameRepository.save_state`, as a statement for `Database.atomic`."""
+
+    def save_state(connection: sqlite3.Connection) -> None:
+        changed = connection.execute(
+            "UPDATE games SET state_json = ?, deadline = ?, updated_at = ? WHERE game_id = ?",
+            (state_json, deadline, now, game_id),
+        ).rowcount
+        if not changed:
+            raise NotFoundError(f"no game {game_id}")
+
+    return save_state
 
 
 class GameRepository:
@@ -172,27 +212,15 @@ class GameRepository:
 
         Raises `GameStatusError` for a move backwards (e.g. from over to running).
         """
-        async with self._db.transaction():
-            game = await self.get(game_id)
-            if game is None:
-                raise NotFoundError(f"no game {game_id}")
-            if game.status not in _PREVIOUS[status]:
-                raise GameStatusError(f"game {game_id} cannot go from {game.status} to {status}")
-            ended = status in (GameStatus.OVER, GameStatus.ABORTED)
-            row = await self._db.fetch_one(
-                "UPDATE games SET status = ?, updated_at = ?, "
-                "deadline = CASE WHEN ? THEN NULL ELSE deadline END "
-                "WHERE game_id = ? RETURNING *",
-                (status.value, now, ended, game_id),
-            )
-        assert row is not None  # the game was read in this transaction
-        return _game(row)
+        return await self._db.atomic(setting_status(game_id, status, now=now))
 
     async def save_state(
         self, game_id: int, *, state_json: str, deadline: float | None, now: float
     ) -> None:
         """Store the game's state after an action, with the deadline that state sets."""
-        await self._update(game_id, now, state_json=state_json, deadline=deadline)
+        await self._db.atomic(
+            saving_state(game_id, state_json=state_json, deadline=deadline, now=now)
+        )
 
     async def set_deadline(self, game_id: int, deadline: float | None, *, now: float) -> None:
         """Move or clear the pending deadline (pause, resume, /extend) without a new state."""

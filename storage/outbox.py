@@ -8,11 +8,12 @@ at once and again at start-up, and marks each message sent with its Telegram id.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 
 import aiosqlite
 
-from storage.db import Database
+from storage.db import Database, Work
 from storage.errors import NotFoundError
 
 
@@ -33,7 +34,7 @@ class OutboxMessage:
     message_id: int | None
 
 
-def _message(row: aiosqlite.Row) -> OutboxMessage:
+def _message(row: aiosqlite.Row | sqlite3.Row) -> OutboxMessage:
     return OutboxMessage(
         outbox_id=row["outbox_id"],
         game_id=row["game_id"],
@@ -46,6 +47,38 @@ def _message(row: aiosqlite.Row) -> OutboxMessage:
     )
 
 
+def enqueuing(
+    *, game_id: int, chat_id: int, kind: str, payload_json: str, now: float
+) -> Work[OutboxMessage]:
+    """`OutboxRepository.enqueue`, as a statement for `Database.atomic`."""
+
+    def enqueue(connection: sqlite3.Connection) -> OutboxMessage:
+        (row,) = connection.execute(
+            "INSERT INTO outbox (game_id, chat_id, kind, payload_json, created_at) "
+            "VALUES (?, ?, ?, ?, ?) RETURNING *",
+            (game_id, chat_id, kind, payload_json, now),
+        ).fetchall()
+        return _message(row)
+
+    return enqueue
+
+
+def marking_sent(outbox_id: int, *, message_id: int, now: float) -> Work[bool]:
+    """`OutboxRepository.mark_sent`, as statements for `Database.atomic`."""
+
+    def mark_sent(connection: sqlite3.Connection) -> bool:
+        if connection.execute(
+            "UPDATE outbox SET sent_at = ?, message_id = ? WHERE outbox_id = ? AND sent_at IS NULL",
+            (now, message_id, outbox_id),
+        ).rowcount:
+            return True
+        if connection.execute("SELECT 1 FROM outbox WHERE outbox_id = ?", (outbox_id,)).fetchone():
+            return False
+        raise NotFoundError(f"no outbox message {outbox_id}")
+
+    return mark_sent
+
+
 class OutboxRepository:
     """Reads and writes `outbox`."""
 
@@ -56,26 +89,16 @@ class OutboxRepository:
         self, *, game_id: int, chat_id: int, kind: str, payload_json: str, now: float
     ) -> OutboxMessage:
         """Store a message to send; call it in the transaction that records why it is sent."""
-        row = await self._db.fetch_one(
-            "INSERT INTO outbox (game_id, chat_id, kind, payload_json, created_at) "
-            "VALUES (?, ?, ?, ?, ?) RETURNING *",
-            (game_id, chat_id, kind, payload_json, now),
+        return await self._db.atomic(
+            enqueuing(
+                game_id=game_id, chat_id=chat_id, kind=kind, payload_json=payload_json, now=now
+            )
         )
-        assert row is not None  # RETURNING of an insert always yields the row
-        return _message(row)
 
     async def mark_sent(self, outbox_id: int, *, message_id: int, now: float) -> bool:
         """Record the delivery; False if the message had already been marked sent."""
-        # One statement, its own transaction: every message sent is ticked off.
-        if await self._db.execute(
-            "UPDATE outbox SET sent_at = ?, message_id = ? WHERE outbox_id = ? AND sent_at IS NULL",
-            (now, message_id, outbox_id),
-        ):
-            return True
-        row = await self._db.fetch_one("SELECT 1 FROM outbox WHERE outbox_id = ?", (outbox_id,))
-        if row is None:
-            raise NotFoundError(f"no outbox message {outbox_id}")
-        return False
+        # One trip, its own transaction: every message sent is ticked off.
+        return await self._db.atomic(marking_sent(outbox_id, message_id=message_id, now=now))
 
     async def unsent(self, game_id: int | None = None) -> list[OutboxMessage]:
         """Messages not yet delivered, in the order they were enqueued; of one game if given."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import aiosqlite
 
-from storage.db import Database
+from storage.db import Database, Work
 
 LAST_SEQ = "SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?"
 READ_FROM = "SELECT * FROM events WHERE game_id = ? AND seq >= ? ORDER BY seq"
@@ -52,6 +52,25 @@ def _event(row: aiosqlite.Row | sqlite3.Row) -> StoredEvent:
     )
 
 
+def appending(game_id: int, events: Sequence[NewEvent]) -> Work[list[StoredEvent]]:
+    """`ProtocolRepository.append`, as statements for `Database.atomic`."""
+
+    def append(connection: sqlite3.Connection) -> list[StoredEvent]:
+        (last,) = connection.execute(LAST_SEQ, (game_id,)).fetchone()
+        connection.executemany(
+            "INSERT INTO events (game_id, seq, at, type, payload_json) "
+            "VALUES (?, ?, ?, json_extract(?, '$.type'), ?)",
+            [
+                (game_id, seq, event.at, event.payload_json, event.payload_json)
+                for seq, event in enumerate(events, start=last + 1)
+            ],
+        ).close()
+        rows = connection.execute(READ_FROM, (game_id, last + 1)).fetchall()
+        return [_event(row) for row in rows]
+
+    return append
+
+
 class ProtocolRepository:
     """Appends to and reads `events`."""
 
@@ -64,23 +83,7 @@ class ProtocolRepository:
         Call it inside the transaction that also saves the state the events lead to,
         so that the protocol and the state never disagree.
         """
-
-        def append(connection: sqlite3.Connection) -> list[StoredEvent]:
-            # One trip to the database for the whole batch: an action appends on every
-            # press, under the game's lock.
-            (last,) = connection.execute(LAST_SEQ, (game_id,)).fetchone()
-            connection.executemany(
-                "INSERT INTO events (game_id, seq, at, type, payload_json) "
-                "VALUES (?, ?, ?, json_extract(?, '$.type'), ?)",
-                [
-                    (game_id, seq, event.at, event.payload_json, event.payload_json)
-                    for seq, event in enumerate(events, start=last + 1)
-                ],
-            ).close()
-            rows = connection.execute(READ_FROM, (game_id, last + 1)).fetchall()
-            return [_event(row) for row in rows]
-
-        return await self._db.atomic(append)
+        return await self._db.atomic(appending(game_id, events))
 
     async def read(self, game_id: int, *, from_seq: int = 1) -> list[StoredEvent]:
         """The game's events from `from_seq` on (all of them by default), in order."""

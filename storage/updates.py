@@ -7,7 +7,23 @@ effects and the mark are stored, or neither is and the redelivery is handled afr
 
 from __future__ import annotations
 
-from storage.db import Database
+import sqlite3
+
+from storage.db import Database, Work
+
+
+def marking_update(update_id: int, *, now: float) -> Work[bool]:
+    """`ProcessedRepository.mark_update`, as a statement for `Database.atomic`."""
+
+    def mark_update(connection: sqlite3.Connection) -> bool:
+        changed = connection.execute(
+            "INSERT INTO processed_updates (update_id, processed_at) VALUES (?, ?) "
+            "ON CONFLICT (update_id) DO NOTHING",
+            (update_id, now),
+        ).rowcount
+        return changed > 0
+
+    return mark_update
 
 
 class ProcessedRepository:
@@ -18,12 +34,7 @@ class ProcessedRepository:
 
     async def mark_update(self, update_id: int, *, now: float) -> bool:
         """Mark the update handled; False if it already was, and must then be dropped."""
-        changed = await self._db.execute(
-            "INSERT INTO processed_updates (update_id, processed_at) VALUES (?, ?) "
-            "ON CONFLICT (update_id) DO NOTHING",
-            (update_id, now),
-        )
-        return changed > 0
+        return await self._db.atomic(marking_update(update_id, now=now))
 
     async def latest_update(self) -> int | None:
         """The highest update id marked handled, None if none is."""

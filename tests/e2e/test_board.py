@@ -88,9 +88,7 @@ async def test_a_16_player_game_keeps_one_pinned_table_that_no_turn_waits_for(
     bare = await play_16(lang, board_shown=False)
     # The same posts; a turn's end time is the clock's when its post went out, which
     # the late check below bounds.
-    assert [_untimed(text) for _, text in shown.posts] == [
-        _untimed(text) for _, text in bare.posts
-    ]
+    assert [_untimed(text) for _, text in shown.posts] == [_untimed(text) for _, text in bare.posts]
     # A turn's clock starts when its post is out, so a post that went a second later
     # moves every later one by that second: what the table may add is a second a post.
     drift = [a - b for (a, _), (b, _) in zip(shown.posts, bare.posts, strict=True)]

@@ -13,6 +13,12 @@ import pytest
 from storage_testdata import CHAT, HOST, T0
 
 from storage import ChatType, Database, Game, NewEvent, Repositories, StorageError
+from storage.db import Work
+from storage.errors import NotFoundError
+from storage.games import saving_state
+from storage.outbox import enqueuing
+from storage.protocol import appending
+from storage.updates import marking_update
 
 
 class Boom(Exception):
@@ -133,12 +139,12 @@ class Trips:
         monkeypatch.setattr(connection, "_execute", counted)
 
 
-async def test_an_actions_transaction_is_one_trip_a_statement(
+async def test_a_transaction_block_is_one_trip_a_statement(
     seeded: Repositories, game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """What `GameService._store` does for every press: BEGIN, the events (numbered after
-    the last, read back), the state, the update's mark, COMMIT: five trips, where a trip
-    a cursor's close and two for each savepoint made it thirteen."""
+    """A `transaction()` block: BEGIN, the events (numbered after the last, read back),
+    the state, the update's mark, COMMIT: five trips, where a trip a cursor's close and
+    two for each savepoint made it thirteen."""
     trips = Trips(seeded.database, monkeypatch)
     events = [NewEvent(T0, '{"type": "seats_drawn"}'), NewEvent(T0, '{"type": "cards_dealt"}')]
     async with seeded.database.transaction():
@@ -153,6 +159,53 @@ async def test_an_actions_transaction_is_one_trip_a_statement(
     trips.count = 0
     assert await seeded.outbox.mark_sent(card.outbox_id, message_id=5, now=T0)
     assert trips.count == 1  # ticked off in one statement, its own transaction
+
+
+def an_action(game_id: int, update_id: int, state_deadline: float, of: int = 0) -> Work[int]:
+    """What `GameService._store` writes for a press, as one piece of work; its state is
+    saved for game `of`, if given."""
+
+    def store(connection: sqlite3.Connection) -> int:
+        appending(game_id, [NewEvent(T0, '{"type": "seats_drawn"}')])(connection)
+        card = enqueuing(
+            game_id=game_id, chat_id=HOST, kind="role_card", payload_json="{}", now=T0
+        )(connection)
+        marking_update(update_id, now=T0)(connection)
+        saving_state(of or game_id, state_json="{}", deadline=state_deadline, now=T0)(connection)
+        return card.outbox_id
+
+    return store
+
+
+async def test_an_actions_writes_are_one_trip_begin_and_commit_included(
+    seeded: Repositories, game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The press's transaction, as `GameService._store` runs it: every other statement
+    waits for one trip, not for seven."""
+    trips = Trips(seeded.database, monkeypatch)
+    card = await seeded.database.atomic(an_action(game.game_id, 10, T0 + 60))
+    assert trips.count == 1
+    assert [e.type for e in await seeded.protocol.read(game.game_id)] == ["seats_drawn"]
+    stored = await seeded.games.get(game.game_id)
+    assert stored is not None and stored.deadline == T0 + 60
+    assert [m.outbox_id for m in await seeded.outbox.unsent(game.game_id)] == [card]
+    assert await seeded.processed.has_update(10)
+    assert not seeded.database.busy and not seeded.database._connection.in_transaction
+
+
+async def test_an_action_that_fails_in_its_one_trip_leaves_nothing(
+    seeded: Repositories, game: Game
+) -> None:
+    """A step that fails after others (the state of a game that is not there) undoes
+    the events and the card before it: the rollback is in the same trip."""
+    with pytest.raises(NotFoundError):
+        await seeded.database.atomic(an_action(game.game_id, 10, T0, of=game.game_id + 1000))
+    assert await seeded.protocol.read(game.game_id) == []
+    assert await seeded.outbox.unsent() == []
+    assert not await seeded.processed.has_update(10)
+    assert not seeded.database._connection.in_transaction
+    await seeded.database.atomic(an_action(game.game_id, 10, T0))  # the connection goes on
+    assert len(await seeded.protocol.read(game.game_id)) == 1
 
 
 async def test_a_failed_append_inside_a_transaction_undoes_only_itself(
