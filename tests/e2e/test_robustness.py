@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bot import service
 from bot.demo import RIGHTS, Table, open_table
 from bot.rules.events import Phase
 from bot.sandbox import SimGroup, SimUser
 from bot.service import COMMIT_RETRIES, TURN
+from storage.db import Work
 from storage.games import GameStatus
-from storage.protocol import ProtocolRepository
+from storage.protocol import NewEvent, StoredEvent
 
 NOT_RECORDED = "⚠️ Not recorded: I could not save that just now. Please try again."
 
@@ -193,18 +195,24 @@ async def deadline(table: Table) -> None:
 
 
 def failing_appends(monkeypatch: pytest.MonkeyPatch, times: int) -> Callable[[], int]:
-    """The protocol's append raises SQLite's "database is locked" `times` times."""
-    real = ProtocolRepository.append
+    """The protocol's append, in an action's commit, raises SQLite's "database is
+    locked" `times` times."""
+    real = service.appending
     failed = 0
 
-    async def append(self: ProtocolRepository, *args: Any, **kwargs: Any) -> Any:
-        nonlocal failed
-        if failed < times:
-            failed += 1
-            raise sqlite3.OperationalError("database is locked")
-        return await real(self, *args, **kwargs)
+    def appending(game_id: int, events: Sequence[NewEvent]) -> Work[list[StoredEvent]]:
+        append = real(game_id, events)
 
-    monkeypatch.setattr(ProtocolRepository, "append", append)
+        def failing(connection: sqlite3.Connection) -> list[StoredEvent]:
+            nonlocal failed
+            if failed < times:
+                failed += 1
+                raise sqlite3.OperationalError("database is locked")
+            return append(connection)
+
+        return failing
+
+    monkeypatch.setattr(service, "appending", appending)
     return lambda: failed
 
 
