@@ -62,6 +62,10 @@ class Database:
         self._lock = asyncio.Lock()
         self._holder: asyncio.Task[object] | None = None
         self._savepoints = 0
+        # Group commit: `atomic` work that waits while a trip is under way, and the task
+        # that commits it together in the next.
+        self._waiting: list[tuple[Work[object], asyncio.Future[object]]] = []
+        self._committer: asyncio.Task[None] | None = None
         # The unguessable tokens of join and registration links. The offline demo swaps
         # in a seeded source, so that the same seed prints the same transcript.
         self.new_token: Callable[[], str] = lambda: secrets.token_urlsafe(16)
@@ -114,10 +118,12 @@ class Database:
     @property
     def busy(self) -> bool:
         """A statement or a transaction is under way (a driver of a virtual clock waits)."""
-        return self._lock.locked()
+        return self._lock.locked() or bool(self._waiting)
 
     async def close(self) -> None:
         """Close the connection once the transaction in progress, if any, has ended."""
+        if self._committer is not None:
+            await self._committer
         async with self._lock:
             await self._connection.close()
 
@@ -181,10 +187,37 @@ class Database:
                 return await self._in_thread(_in_savepoint, f"nested_{self._savepoints}", work)
             finally:
                 self._savepoints -= 1
-        # Its own transaction, begun and committed in the same trip: the lock that every
-        # other statement waits for is held for that one trip, not for three.
-        async with self._lock:
-            return await self._in_thread(_in_transaction, work)
+        # Its own transaction, begun and committed in the same trip, with whatever other
+        # work came while the last trip was under way: one commit (and one fsync) for a
+        # burst of presses, each in a savepoint, so that one failing undoes only itself.
+        future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+        self._waiting.append((work, future))
+        if self._committer is None:
+            self._committer = asyncio.create_task(self._commit_waiting())
+        result: T = await future  # type: ignore[assignment]
+        return result
+
+    async def _commit_waiting(self) -> None:
+        try:
+            while self._waiting:
+                async with self._lock:
+                    batch = [(w, f) for w, f in self._waiting if not f.cancelled()]
+                    self._waiting = []
+                    if not batch:
+                        continue
+                    try:
+                        outcomes = await self._in_thread(_in_group, [w for w, _ in batch])
+                    except Exception as error:  # the commit itself failed: none stands
+                        outcomes = [_Failed(error)] * len(batch)
+                for (_, future), outcome in zip(batch, outcomes, strict=True):
+                    if future.done():
+                        pass
+                    elif isinstance(outcome, _Failed):
+                        future.set_exception(outcome.error)
+                    else:
+                        future.set_result(outcome)
+        finally:
+            self._committer = None
 
     async def fetch_one(self, sql: str, params: Sequence[SqlValue] = ()) -> aiosqlite.Row | None:
         """Run a query (or a statement with RETURNING) and return its first row, if any."""
@@ -266,6 +299,29 @@ def _in_transaction(connection: sqlite3.Connection, work: Callable[[sqlite3.Conn
             connection.execute("ROLLBACK")
         raise
     return result
+
+
+class _Failed:
+    """A piece of work of a group that failed, and was undone alone."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+def _in_group(connection: sqlite3.Connection, works: Sequence[Work[object]]) -> list[object]:
+    """Each work in a savepoint of one transaction, committed once: what each returned,
+    or `_Failed` with what it raised."""
+
+    def each(inner: sqlite3.Connection) -> list[object]:
+        outcomes: list[object] = []
+        for number, work in enumerate(works):
+            try:
+                outcomes.append(_in_savepoint(inner, f"work_{number}", work))
+            except Exception as error:
+                outcomes.append(_Failed(error))
+        return outcomes
+
+    return _in_transaction(connection, each)
 
 
 def _in_savepoint(

@@ -208,6 +208,47 @@ async def test_an_action_that_fails_in_its_one_trip_leaves_nothing(
     assert len(await seeded.protocol.read(game.game_id)) == 1
 
 
+async def test_presses_that_come_together_are_committed_together_each_on_its_own(
+    seeded: Repositories, game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Group commit: three actions that wait at once take one trip and one COMMIT (one
+    fsync), and the one that fails is undone alone: the others stand, it raises."""
+    other = await seeded.games.create(
+        chat_id=CHAT - 1, host_user_id=HOST, settings_json="{}", now=T0
+    )
+    trips = Trips(seeded.database, monkeypatch)
+    outcomes = await asyncio.gather(
+        seeded.database.atomic(an_action(game.game_id, 10, T0 + 60)),
+        seeded.database.atomic(an_action(game.game_id, 11, T0, of=game.game_id + 1000)),
+        seeded.database.atomic(an_action(other.game_id, 12, T0 + 90)),
+        return_exceptions=True,
+    )
+    assert trips.count == 1
+    assert isinstance(outcomes[1], NotFoundError)
+    assert [e.seq for e in await seeded.protocol.read(game.game_id)] == [1]
+    assert [e.seq for e in await seeded.protocol.read(other.game_id)] == [1]
+    assert [m.outbox_id for m in await seeded.outbox.unsent()] == [outcomes[0], outcomes[2]]
+    assert [await seeded.processed.has_update(u) for u in (10, 11, 12)] == [True, False, True]
+
+
+async def test_work_that_waits_behind_a_transaction_goes_in_the_next_commit(
+    seeded: Repositories, game: Game
+) -> None:
+    """Work that comes while a transaction block is open waits for it, then commits."""
+    order: list[str] = []
+    async with seeded.database.transaction():
+        waiting = asyncio.create_task(seeded.database.atomic(an_action(game.game_id, 10, T0)))
+        await asyncio.sleep(0)
+        assert seeded.database.busy and not waiting.done()
+        await seeded.processed.mark_update(9, now=T0)
+        order.append("block")
+    await waiting
+    order.append("work")
+    assert order == ["block", "work"]
+    assert await seeded.processed.has_update(9) and await seeded.processed.has_update(10)
+    assert not seeded.database.busy
+
+
 async def test_a_failed_append_inside_a_transaction_undoes_only_itself(
     seeded: Repositories, game: Game
 ) -> None:
