@@ -500,12 +500,13 @@ class GameService:
             return True
 
     async def unreachable(self, players: Sequence[LobbyPlayer]) -> list[LobbyPlayer]:
-        missing = []
-        for p in players:
-            user = await self.repos.users.get(p.user_id)
-            if user is None or not user.started or user.blocked:
-                missing.append(p)
-        return missing
+        return [p for p in players if not await self.reachable(p.user_id)]
+
+    async def reachable(self, user_id: int) -> bool:
+        """Whether the bot may write to the person in private, as far as it knows: they
+        pressed Start and have not blocked it since (Telegram refuses it otherwise)."""
+        user = await self.repos.users.get(user_id)
+        return user is not None and user.started and not user.blocked
 
     async def begin(self, game: Game) -> BeginOutcome:
         """The Host's /begin: the deal, if every player can be written to (S3)."""
@@ -789,12 +790,15 @@ class GameService:
         """A fault the Host must act on: to them in private, or in the group if they
         never opened a chat with the bot."""
         try:
-            lang = await self.user_lang(about.host_user_id)
-            text = self.t(lang, key, **values)
-            delivery = await self.sender.deliver(
-                about.game_id, [Post(about.host_user_id, text, essential=True)]
-            )
-            if delivery.failed:
+            failed = True
+            if await self.reachable(about.host_user_id):
+                lang = await self.user_lang(about.host_user_id)
+                text = self.t(lang, key, **values)
+                delivery = await self.sender.deliver(
+                    about.game_id, [Post(about.host_user_id, text, essential=True)]
+                )
+                failed = bool(delivery.failed)
+            if failed:
                 lang = await self.chat_lang(about.chat_id)
                 text = self.t(lang, key, **values)
                 await self.sender.deliver(about.game_id, [Post(about.chat_id, text)])

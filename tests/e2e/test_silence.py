@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.demo import Table
+from bot.demo import Table, open_table
 from bot.rules.events import Phase
 from bot.rules.state import GameState
 from bot.sandbox import SimUser
@@ -109,6 +109,25 @@ async def test_N5_every_command_at_night_is_deleted_answered_in_private_and_repo
         assert len(told) == 1 and EYES_OPEN in told[0] and table.named(seat) in told[0], command
         reports += 1
     assert table.state is not None and table.state.phase is Phase.ACQUAINTANCE
+
+
+@pytest.mark.rule("N5")
+async def test_N5_a_host_who_never_pressed_start_hears_of_open_eyes_in_the_group() -> None:
+    """V3's report goes to the group when the Host never opened a chat with the bot, and
+    the bot does not first try a private message that Telegram would refuse."""
+    async with open_table(12, seed=5, lang="en") as table:
+        await table.gather()
+        await table.begin()
+        state = await table.wait_for(at(Phase.ACQUAINTANCE))
+        seat = state.living()[0]
+        group = len(table.group.messages())
+        sent = await table.person(seat).send(table.group, "I can see everything")
+        await table.settle()
+        assert sent.deleted
+        told = [m.content for m in table.group.messages()[group:] if m.from_bot]
+        assert len(told) == 1 and EYES_OPEN in told[0] and table.named(seat) in told[0], told
+        assert table.sandbox.rejected() == []
+        assert table.sandbox.calls("sendMessage", chat=table.host.id) == []
 
 
 @pytest.mark.rule("D10")
