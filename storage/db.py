@@ -12,6 +12,12 @@ writes. The task that holds the transaction may nest further `transaction()` blo
 they become savepoints, so a failing inner block is undone without ending the outer.
 A task that the holder spawns is not the holder: if the holder waits for it while it
 uses the database, both wait forever.
+
+Most writes are `Work`: a function of the connection, run on its thread in one trip
+(`Database.atomic`). Work that comes while a trip is under way is committed together
+in the next trip, each in a savepoint of one transaction (group commit): a burst of
+presses costs one COMMIT and one fsync, nobody hears of an action before its commit,
+and a failing piece is undone alone.
 """
 
 from __future__ import annotations
@@ -176,8 +182,9 @@ class Database:
     async def atomic(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run `work` on the connection's own thread in one go: all it wrote stands, or none.
 
-        Inside the task's transaction it runs in a savepoint of it, otherwise in a
-        transaction of its own. One trip to the database's thread, however many
+        Inside the task's transaction it runs in a savepoint of it; otherwise in a
+        savepoint of a transaction it may share with other work (group commit), which
+        is committed when this returns. One trip to the database's thread, however many
         statements `work` runs: under load, each trip costs the bot more than a small
         statement does (a thread hand-over and a wake-up of the event loop).
         """
