@@ -787,23 +787,25 @@ class GameService:
             log.exception("outbox message %s was sent but could not be ticked off", outbox_id)
 
     async def _tell_host(self, about: Game, key: str, **values: object) -> None:
-        """A fault the Host must act on: to them in private, or in the group if they
-        never opened a chat with the bot."""
+        """A fault the Host must act on (`tell_host`), in the words of `key`."""
+        await self.tell_host(about, lambda lang: self.t(lang, key, **values))
+
+    async def tell_host(self, about: Game, text: Callable[[str], str]) -> None:
+        """What the Host must hear, in their language (`text(lang)`): to them in private,
+        or in the group if they never opened a chat with the bot (or blocked it)."""
         try:
             failed = True
             if await self.reachable(about.host_user_id):
                 lang = await self.user_lang(about.host_user_id)
-                text = self.t(lang, key, **values)
                 delivery = await self.sender.deliver(
-                    about.game_id, [Post(about.host_user_id, text, essential=True)]
+                    about.game_id, [Post(about.host_user_id, text(lang), essential=True)]
                 )
                 failed = bool(delivery.failed)
             if failed:
                 lang = await self.chat_lang(about.chat_id)
-                text = self.t(lang, key, **values)
-                await self.sender.deliver(about.game_id, [Post(about.chat_id, text)])
+                await self.sender.deliver(about.game_id, [Post(about.chat_id, text(lang))])
         except Exception:  # telling is all that is left to do: it must not fail its caller
-            log.exception("game %s: could not tell the Host %s", about.game_id, key)
+            log.exception("game %s: could not tell the Host", about.game_id)
 
     def arm(self, game_id: int, state: GameState) -> bool:
         """The game's timers follow its state: one for the deadline, one for the warning

@@ -112,29 +112,15 @@ async def _silence(
     night = state.phase in (Phase.ACQUAINTANCE, Phase.NIGHT)
     if night and seat is not None and state.is_alive(seat):
         # N5: writing in the group at night is "opening eyes" (V3); the Host decides.
-        # To the Host in private; in the group if they never opened a chat with the bot.
-        lang = await service.user_lang(game.host_user_id)
-        text = service.t(
-            lang, "night.eyes_open", player=named(state, seat, service.t, lang), game=game.game_id
+        await service.tell_host(
+            game,
+            lambda lang: service.t(
+                lang,
+                "night.eyes_open",
+                player=named(state, seat, service.t, lang),
+                game=game.game_id,
+            ),
         )
-        told = False
-        if await service.reachable(game.host_user_id):
-            try:
-                await bot.send_message(game.host_user_id, text)
-                told = True
-            except (TelegramForbiddenError, TelegramBadRequest):
-                pass  # blocked since, or gone: the group hears it
-        if not told:
-            group_lang = await service.chat_lang(game.chat_id)
-            await bot.send_message(
-                game.chat_id,
-                service.t(
-                    group_lang,
-                    "night.eyes_open",
-                    player=named(state, seat, service.t, group_lang),
-                    game=game.game_id,
-                ),
-            )
 
 
 @dataclass
