@@ -98,9 +98,7 @@ def make_bot(token: str, api_server: str) -> Bot:
     loads, dumps = runtime.json_codec()
     api = TelegramAPIServer.from_base(api_server)
     session = AiohttpSession(api=api, json_loads=loads, json_dumps=dumps)
-    bot = Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))
-    runtime.tune(bot)
-    return bot
+    return Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))
 
 
 def new_seed() -> str:
@@ -130,6 +128,10 @@ async def build_app(
     timezone: str = "Europe/Moscow",
     pages: PageLinks | None = None,
 ) -> App:
+    # Here, not where the bot is made: every bot the app runs (the demo's and the tests'
+    # too) keeps its answers' models built, rather than rebuilding one after each
+    # garbage collection.
+    runtime.tune(bot)
     sender = Sender(bot, clock, pace_scale)
     # Outermost, to time all of a call an update waits for (`bot.timings`; off: nothing).
     bot.session.middleware(timings.Calls())
