@@ -32,11 +32,37 @@ SCALE = 0.02  # one second of game time is 20 ms
 PLAYERS = 8
 KILLS = 20
 ROOT = Path(__file__).resolve().parents[2]
-# `python -m bot ...`, but waiting for a line on stdin after the imports.
-PRELOAD = (
-    "import sys, bot.app, bot.__main__; sys.stdin.readline(); "
-    "sys.exit(bot.__main__.main(sys.argv[1:]))"
-)
+# Imports the bot once, then on each "go" forks a fresh process that runs it (`python
+# -m bot ... run`, its output to the log) and answers with its pid; "reap PID" waits for
+# that process to be gone. Importing aiogram takes seconds of CPU: twenty restarts then
+# cost twenty start-ups, not twenty imports (and a kill never waits for one). Each bot
+# is a process of its own, killed with SIGKILL as before, its memory lost with it.
+FORK_SERVER = """
+import os, sys
+import bot.app, bot.__main__
+args, log = sys.argv[1:-1], sys.argv[-1]
+for line in sys.stdin:
+    command, _, pid = line.partition(" ")
+    if command.strip() == "go":
+        child = os.fork()
+        if child == 0:
+            quiet = os.open(os.devnull, os.O_RDONLY)
+            out = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            os.dup2(quiet, 0)
+            os.dup2(out, 1)
+            os.dup2(out, 2)
+            code = 1
+            try:
+                code = bot.__main__.main(args)
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        print(child, flush=True)
+    elif command == "reap":
+        os.waitpid(int(pid), 0)
+        print("gone", flush=True)
+"""
 
 
 def config_text(sandbox: Sandbox, database: Path) -> str:
@@ -74,55 +100,64 @@ class Run:
     config: Path
     database: Path
     log: Path
-    process: subprocess.Popen[bytes] | None = None
-    standby: subprocess.Popen[bytes] | None = None
+    server: subprocess.Popen[str] | None = None
+    pid: int | None = None  # the bot's process, while it runs
     kills: int = 0
     presses: list[Press] = field(default_factory=list)
 
-    async def start(self) -> None:
-        """Start the bot from a process that has already imported it.
+    async def start(self, *, polling: bool = True) -> None:
+        """A fresh bot process on the same database; by default, wait until it polls."""
+        if self.server is None:
+            self.server = self._fork_server()
+        self.pid = int(await self._ask("go"))
+        if polling:
+            await self.sandbox.wait_polling(within=30)
 
-        Importing aiogram takes seconds; a standby process does that ahead of time and
-        becomes the bot (`python -m bot run`) when told to, so twenty restarts cost
-        twenty start-ups, not twenty imports.
-        """
-        if self.standby is None:
-            self.standby = self._spawn()
-        self.process, self.standby = self.standby, None
-        assert self.process.stdin is not None
-        self.process.stdin.write(b"go\n")
-        self.process.stdin.flush()
-        await self.sandbox.wait_polling(within=30)
-        self.standby = self._spawn()
+    def _fork_server(self) -> subprocess.Popen[str]:
+        command = [sys.executable, "-c", FORK_SERVER, "--config", str(self.config), "run"]
+        return subprocess.Popen(
+            [*command, str(self.log)],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
 
-    def _spawn(self) -> subprocess.Popen[bytes]:
-        with self.log.open("ab") as log:
-            return subprocess.Popen(
-                [sys.executable, "-c", PRELOAD, "--config", str(self.config), "run"],
-                cwd=ROOT,
-                stdin=subprocess.PIPE,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            )
+    def sigkill(self) -> None:
+        """SIGKILL the bot now (safe to call from a sandbox observer); `gone()` follows."""
+        if self.pid is not None:
+            os.kill(self.pid, signal.SIGKILL)
+
+    async def gone(self) -> None:
+        """Wait until the killed bot's process has ended."""
+        assert self.pid is not None
+        await self._ask(f"reap {self.pid}")
+        self.pid = None
 
     async def kill(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        await asyncio.to_thread(self.process.wait)
-        if self.process.stdin is not None:
-            self.process.stdin.close()
+        self.sigkill()
+        await self.gone()
         self.kills += 1
         await self.start()
 
+    async def _ask(self, command: str) -> str:
+        assert self.server is not None and self.server.stdin and self.server.stdout
+        self.server.stdin.write(command + "\n")
+        self.server.stdin.flush()
+        return await asyncio.to_thread(self.server.stdout.readline)
+
     def end(self) -> None:
-        """The test is over: both processes killed, whatever state they are in."""
-        for process in (self.process, self.standby):
-            if process is not None and process.poll() is None:
-                process.send_signal(signal.SIGKILL)
-                process.wait()
-            if process is not None and process.stdin is not None:
-                process.stdin.close()
+        """The test is over: the bot and the forking process killed, in whatever state."""
+        if self.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+        if self.server is not None:
+            self.server.kill()
+            self.server.wait()
+            for pipe in (self.server.stdin, self.server.stdout):
+                if pipe is not None:
+                    pipe.close()
 
     def state(self) -> dict[str, Any] | None:
         with contextlib.closing(sqlite3.connect(f"file:{self.database}?mode=ro", uri=True)) as db:
@@ -395,9 +430,9 @@ async def test_killed_between_cards_the_deal_is_delivered_once_and_the_turn_call
         if record.method != "sendMessage" or record.status != 200 or not card or not kill_at:
             return
         cards += 1
-        if cards == kill_at[0] and run.process is not None:
+        if cards == kill_at[0] and run.pid is not None:
             # Telegram has the card; the bot dies before it hears back.
-            run.process.send_signal(signal.SIGKILL)
+            run.sigkill()
             kill_at.pop(0)
             cards = 0
             killed.set()
@@ -416,20 +451,10 @@ async def test_killed_between_cards_the_deal_is_delivered_once_and_the_turn_call
                     await host.send(group, "/begin")
             assert killed.is_set()
             killed.clear()
-            assert run.process is not None
-            await asyncio.to_thread(run.process.wait)
-            if run.process.stdin is not None:
-                run.process.stdin.close()
-            if restart == 0:
-                # The second kill falls while the bot sends the cards again at start-up,
-                # before it polls for updates: start it without waiting for that.
-                run.process, run.standby = run.standby, run._spawn()
-                assert run.process is not None and run.process.stdin is not None
-                run.process.stdin.write(b"go\n")
-                run.process.stdin.flush()
-            else:
-                run.process = None
-                await run.start()
+            await run.gone()
+            # The second kill falls while the bot sends the cards again at start-up,
+            # before it polls for updates: start it without waiting for that.
+            await run.start(polling=restart > 0)
         state = await until(lambda: (s := run.state()) is not None and s["step"] >= 1 and s)
         game = state["game_id"]
         await until(lambda: latest(group.messages(), f"t:{game}:1:") is not None)
