@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from aiogram import Bot, Dispatcher
 from aiogram.client.default import DefaultBotProperties
-from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 from aiogram.filters import ExceptionTypeFilter
@@ -97,7 +96,7 @@ PRIVATE_COMMANDS = (
 def make_bot(token: str, api_server: str) -> Bot:
     loads, dumps = runtime.json_codec()
     api = TelegramAPIServer.from_base(api_server)
-    session = AiohttpSession(api=api, json_loads=loads, json_dumps=dumps)
+    session = runtime.LeanSession(api=api, json_loads=loads, json_dumps=dumps)
     return Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))
 
 

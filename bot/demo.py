@@ -24,10 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO, TypeVar
 
-from aiogram.client.default import DefaultBotProperties
-from aiogram.enums import ParseMode
-
-from bot.app import App, build_app, set_command_menus
+from bot.app import App, build_app, make_bot, set_command_menus
 from bot.clock import VirtualClock, VirtualTimers
 from bot.config import Config
 from bot.i18n import Texts
@@ -146,7 +143,8 @@ class Table:
 
     async def boot(self) -> None:
         """Start the bot: fresh timers and caches, the database as it was left."""
-        self.bot = self.sandbox.make_bot(default=DefaultBotProperties(parse_mode=ParseMode.HTML))
+        # The bot as `python -m bot run` makes it (its session, its JSON codec).
+        self.bot = make_bot(self.sandbox.token, self.sandbox.base_url)
         self.database = await Database.open(self.database_path)
         self.database.new_token = self._token
         self.timers = VirtualTimers(self.clock)

@@ -6,6 +6,9 @@
   and the like); pydantic keeps those classes only weakly, so after a garbage
   collection the next call builds its class again, which costs milliseconds. A request
   middleware holds on to each one the bot has used.
+- An edit's answer is not built into a `Message` (pydantic validating the message, its
+  text's entities and every button of its keyboard): the bot never reads it, and an
+  edit may answer plain `True` by the Bot API's own terms. Failures are read in full.
 - After start-up, `gc.freeze()` moves what is alive then (modules, aiogram's and
   pydantic's schemas, the resumed games) out of the collector's reach, so that a full
   collection does not walk it again: such a walk stalls every game for tens of ms.
@@ -25,14 +28,23 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from http import HTTPStatus
+from typing import Any, cast
 
 from aiogram import Bot
+from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.session.middlewares.base import (
     BaseRequestMiddleware,
     NextRequestMiddlewareType,
 )
-from aiogram.methods import Response, TelegramMethod
+from aiogram.client.telegram import TelegramAPIServer
+from aiogram.methods import (
+    EditMessageCaption,
+    EditMessageReplyMarkup,
+    EditMessageText,
+    Response,
+    TelegramMethod,
+)
 from aiogram.methods.base import TelegramType
 
 STOCK = "MAFIA_STOCK_RUNTIME"
@@ -86,6 +98,47 @@ class KeepResponseModels(BaseRequestMiddleware):
         if kind not in self._kept:
             self._kept[kind] = Response[method.__returning__]  # type: ignore[name-defined]
         return await make_request(bot, method)
+
+
+# Calls whose answer (`Message | bool`) the bot never reads.
+UNREAD_ANSWERS = (EditMessageText, EditMessageReplyMarkup, EditMessageCaption)
+# What such a call answers when it went through: `True`, as Telegram answers an edit of a
+# message sent via inline mode. Built once; nothing changes it.
+_DONE: Response[bool] = Response[bool](ok=True, result=True)
+
+
+class LeanSession(AiohttpSession):
+    """aiogram's session, minus the work on answers that nothing reads (module doc)."""
+
+    def __init__(self, api: TelegramAPIServer, **kwargs: Any) -> None:
+        super().__init__(api=api, **kwargs)
+        self._lean = not stock()
+        # The 250 ms aiogram waits on close is for TLS connections to shut down: a plain
+        # HTTP server (the offline sandbox, a local Bot API server) has none.
+        self._tls = api.base.startswith("https:")
+
+    def check_response(
+        self,
+        bot: Bot,
+        method: TelegramMethod[TelegramType],
+        status_code: int,
+        content: str,
+    ) -> Response[TelegramType]:
+        if (
+            self._lean
+            and isinstance(method, UNREAD_ANSWERS)
+            and HTTPStatus.OK <= status_code <= HTTPStatus.IM_USED
+        ):
+            with contextlib.suppress(Exception):  # anything odd: read in full below
+                if self.json_loads(content).get("ok") is True:
+                    return cast(Response[TelegramType], _DONE)
+        return super().check_response(bot, method, status_code, content)
+
+    async def close(self) -> None:
+        if self._tls:
+            await super().close()
+        elif self._session is not None and not self._session.closed:
+            await self._session.close()
 
 
 def tune(bot: Bot) -> None:
