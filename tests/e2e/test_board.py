@@ -71,6 +71,7 @@ async def play_16(lang: str, *, board_shown: bool = True) -> Played:
         )
 
 
+@pytest.mark.heavy(20)
 @pytest.mark.parametrize("lang", ["ru", "en"])
 async def test_a_16_player_game_keeps_one_pinned_table_that_no_turn_waits_for(
     lang: str,

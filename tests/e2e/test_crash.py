@@ -286,6 +286,7 @@ async def club(tmp_path: Path) -> tuple[Sandbox, SimUser, Any, dict[int, SimUser
     return sandbox, host, group, people, Run(sandbox, config, database, tmp_path / "bot.log")
 
 
+@pytest.mark.heavy(60)
 async def test_killed_twenty_times_the_game_still_finishes_and_keeps_its_word(
     tmp_path: Path,
 ) -> None:

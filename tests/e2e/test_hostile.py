@@ -640,6 +640,7 @@ async def hostile_table(seed: int) -> AsyncIterator[Table]:
         yield table
 
 
+@pytest.mark.heavy(85)
 async def test_ten_thousand_hostile_updates_break_nothing(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

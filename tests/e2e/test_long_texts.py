@@ -44,6 +44,7 @@ async def command(table: Table, person: SimUser, text: str) -> str:
     return answers(person, since)
 
 
+@pytest.mark.heavy(25)
 @pytest.mark.rule("T1")
 @pytest.mark.rule("T4")
 async def test_200_players_with_long_nicks_get_every_list_whole() -> None:

@@ -138,6 +138,7 @@ async def check_stats(table: Table, players: list[SimUser], games: list[int]) ->
         assert [int(row["mafia_games"]), int(row["mafia_wins"])] == mafia[:2]
 
 
+@pytest.mark.heavy(85)
 @pytest.mark.rule("T4")
 async def test_T4_T5_forty_players_three_tours_standings_and_finish() -> None:
     async with open_table(40, seed=3, lang="en") as table:
