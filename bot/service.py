@@ -570,7 +570,7 @@ class GameService:
         """`act`, for a caller that holds the game's lock; `writes`, like `also`, stand or
         fall with the action, in its own trip to the database."""
         with timings.phase("state"):
-            game = await self.repos.games.get(game_id)
+            game = await self.repos.games.get_committed(game_id)
             state = await self.state(game_id)
         if game is None or state is None:
             raise LookupError(f"no running game {game_id}")

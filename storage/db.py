@@ -18,6 +18,10 @@ Most writes are `Work`: a function of the connection, run on its thread in one t
 in the next trip, each in a savepoint of one transaction (group commit): a burst of
 presses costs one COMMIT and one fsync, nobody hears of an action before its commit,
 and a failing piece is undone alone.
+
+A second connection only reads (`fetch_committed`): what is committed, on a thread of
+its own, without waiting behind the writes under way. An action that holds its game's
+lock reads its game this way; everything else reads through the first connection.
 """
 
 from __future__ import annotations
@@ -60,11 +64,20 @@ MIN_SQLITE_VERSION = (3, 38, 0)
 
 
 class Database:
-    """The bot's database: one connection, serialized transactions, schema kept current."""
+    """The bot's database: one writing connection with serialized transactions, one
+    reader of what is committed, the schema kept current."""
 
-    def __init__(self, connection: aiosqlite.Connection) -> None:
-        """Wrap an open connection; use `Database.open`, which also configures and migrates."""
+    def __init__(
+        self, connection: aiosqlite.Connection, reader: aiosqlite.Connection | None = None
+    ) -> None:
+        """Wrap an open connection; use `Database.open`, which also configures and migrates.
+
+        `reader`, a second connection to the same file, serves `fetch_committed`: in WAL
+        it reads what is committed while the first one writes, on a thread of its own.
+        """
         self._connection = connection
+        self._reader = reader
+        self._reading = 0  # reads under way on the reader
         self._lock = asyncio.Lock()
         self._holder: asyncio.Task[object] | None = None
         self._savepoints = 0
@@ -116,6 +129,7 @@ class Database:
             await _pragma(connection, "foreign_keys = ON")
             if await _pragma(connection, "foreign_keys") != 1:
                 raise StorageError("this SQLite build cannot enforce foreign keys")
+            database._reader = await _open_reader(path, busy_timeout)
         except BaseException:
             await connection.close()
             raise
@@ -124,7 +138,7 @@ class Database:
     @property
     def busy(self) -> bool:
         """A statement or a transaction is under way (a driver of a virtual clock waits)."""
-        return self._lock.locked() or bool(self._waiting)
+        return self._lock.locked() or bool(self._waiting) or self._reading > 0
 
     async def close(self) -> None:
         """Close the connection once the transaction in progress, if any, has ended."""
@@ -132,6 +146,8 @@ class Database:
             await self._committer
         async with self._lock:
             await self._connection.close()
+            if self._reader is not None:
+                await self._reader.close()
 
     async def __aenter__(self) -> Self:
         return self
@@ -239,6 +255,25 @@ class Database:
         """
         async with self._serialized():
             return list(await self._connection.execute_fetchall(sql, params))
+
+    async def fetch_committed(
+        self, sql: str, params: Sequence[SqlValue] = ()
+    ) -> list[aiosqlite.Row]:
+        """`fetch_all`, of what is committed, without waiting for the writes under way.
+
+        A read through the writing connection waits for the transaction or the group
+        commit in progress, its `fsync` included; under load that wait was most of the
+        time an action took to read its game (`make bench`, *state*). The reader
+        connection sees every commit that has finished, which is all a caller that holds
+        the game's lock needs. Inside a transaction, the read is the transaction's own.
+        """
+        if self._reader is None or self._holds_transaction():
+            return await self.fetch_all(sql, params)
+        self._reading += 1
+        try:
+            return list(await self._reader.execute_fetchall(sql, params))
+        finally:
+            self._reading -= 1
 
     def _holds_transaction(self) -> bool:
         return self._holder is not None and self._holder is asyncio.current_task()
@@ -381,6 +416,19 @@ async def _configure(
     await _pragma(connection, f"synchronous = {SYNCHRONOUS[synchronous]}")
     # Migration 4 fills tournament_players.nick_key with it (storage.nicks).
     await connection.create_function("nick_key", 1, nick_key, deterministic=True)
+
+
+async def _open_reader(path: str | os.PathLike[str], busy_timeout: float) -> aiosqlite.Connection:
+    """The second connection, for `fetch_committed`: it can only read."""
+    reader = await aiosqlite.connect(os.fspath(path), isolation_level=None)
+    try:
+        reader.row_factory = aiosqlite.Row
+        await _pragma(reader, f"busy_timeout = {round(busy_timeout * 1000)}")
+        await _pragma(reader, "query_only = ON")
+    except BaseException:
+        await reader.close()
+        raise
+    return reader
 
 
 async def _switch_to_wal(connection: aiosqlite.Connection, busy_timeout: float) -> object:

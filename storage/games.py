@@ -161,6 +161,12 @@ class GameRepository:
         row = await self._db.fetch_one("SELECT * FROM games WHERE game_id = ?", (game_id,))
         return None if row is None else _game(row)
 
+    async def get_committed(self, game_id: int) -> Game | None:
+        """`get`, as last committed, without waiting for the writes under way (for an
+        action that holds the game's lock: `Database.fetch_committed`)."""
+        rows = await self._db.fetch_committed("SELECT * FROM games WHERE game_id = ?", (game_id,))
+        return _game(rows[0]) if rows else None
+
     async def by_join_token(self, token: str) -> Game | None:
         """The game whose Join deep link carries `token`, if any."""
         row = await self._db.fetch_one("SELECT * FROM games WHERE join_token = ?", (token,))

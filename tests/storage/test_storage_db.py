@@ -249,6 +249,34 @@ async def test_work_that_waits_behind_a_transaction_goes_in_the_next_commit(
     assert not seeded.database.busy
 
 
+async def test_a_committed_read_does_not_wait_for_the_writes_under_way(
+    seeded: Repositories, game: Game
+) -> None:
+    """An action reads its game through the reader connection: while another task's
+    transaction is open it gets the last committed row at once, never the uncommitted
+    one; the transaction's own task reads its own writes; after the commit, the new row."""
+    games = seeded.games
+    entered, leave = asyncio.Event(), asyncio.Event()
+
+    async def writer() -> None:
+        async with seeded.database.transaction():
+            await games.save_state(game.game_id, state_json='{"step": 2}', deadline=T0, now=T0)
+            mine = await games.get_committed(game.game_id)
+            assert mine is not None and mine.state_json == '{"step": 2}'
+            entered.set()
+            await leave.wait()
+
+    task = asyncio.create_task(writer())
+    await entered.wait()
+    async with asyncio.timeout(1):  # a read through the writer would wait for `leave`
+        before = await games.get_committed(game.game_id)
+    assert before is not None and before.state_json == game.state_json
+    leave.set()
+    await task
+    after = await games.get_committed(game.game_id)
+    assert after is not None and after.state_json == '{"step": 2}'
+
+
 async def test_a_failed_append_inside_a_transaction_undoes_only_itself(
     seeded: Repositories, game: Game
 ) -> None:
