@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 from bot.sandbox import CallbackPress, Sandbox, SimMessage, SimUser
+from bot.sender import LATE
 
 SCALE = 0.02  # one second of game time is 20 ms
 PLAYERS = 8
@@ -477,7 +478,12 @@ async def test_killed_between_cards_the_deal_is_delivered_once_and_the_turn_call
             ).fetchall()
         assert commitment in seatings[0].content
         restarts = [json.loads(p) for _, p in rows if '"ClockRestarted"' in p]
-        assert len(restarts) == 2  # once after each kill: the turn was never called before
+        # Once after each kill: the turn was never called before. Once more if the turn's
+        # post went out more than LATE after the second (D10: its clock waits for the
+        # table to see it), which a busy machine's start-up on the wall clock can make.
+        assert len(restarts) in (2, 3), restarts
+        if len(restarts) == 3:
+            assert restarts[2]["at"] - restarts[1]["at"] > LATE
         # Posted with the turn's buttons (which may be off again by now: on the wall
         # clock at 2 % a turn is over in a fraction of a second).
         first_turn = [
