@@ -67,16 +67,12 @@ class Database:
     """The bot's database: one writing connection with serialized transactions, one
     reader of what is committed, the schema kept current."""
 
-    def __init__(
-        self, connection: aiosqlite.Connection, reader: aiosqlite.Connection | None = None
-    ) -> None:
-        """Wrap an open connection; use `Database.open`, which also configures and migrates.
-
-        `reader`, a second connection to the same file, serves `fetch_committed`: in WAL
-        it reads what is committed while the first one writes, on a thread of its own.
-        """
+    def __init__(self, connection: aiosqlite.Connection) -> None:
+        """Wrap an open connection; use `Database.open`, which also configures and migrates."""
         self._connection = connection
-        self._reader = reader
+        # A second connection to the same file, for `fetch_committed` (`open` adds it once
+        # the schema is current); without it, those reads go through the first one.
+        self._reader: aiosqlite.Connection | None = None
         self._reading = 0  # reads under way on the reader
         self._lock = asyncio.Lock()
         self._holder: asyncio.Task[object] | None = None

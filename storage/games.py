@@ -60,6 +60,11 @@ class Game:
     join_token: str | None = None
 
 
+# One game by its id: `get` reads it through the writing connection, `get_committed`
+# through the reader.
+_GAME_BY_ID = "SELECT * FROM games WHERE game_id = ?"
+
+
 def _game(row: aiosqlite.Row | sqlite3.Row) -> Game:
     return Game(
         game_id=row["game_id"],
@@ -158,13 +163,13 @@ class GameRepository:
 
     async def get(self, game_id: int) -> Game | None:
         """The game, or None if there is no such game."""
-        row = await self._db.fetch_one("SELECT * FROM games WHERE game_id = ?", (game_id,))
+        row = await self._db.fetch_one(_GAME_BY_ID, (game_id,))
         return None if row is None else _game(row)
 
     async def get_committed(self, game_id: int) -> Game | None:
         """`get`, as last committed, without waiting for the writes under way (for an
         action that holds the game's lock: `Database.fetch_committed`)."""
-        rows = await self._db.fetch_committed("SELECT * FROM games WHERE game_id = ?", (game_id,))
+        rows = await self._db.fetch_committed(_GAME_BY_ID, (game_id,))
         return _game(rows[0]) if rows else None
 
     async def by_join_token(self, token: str) -> Game | None:
