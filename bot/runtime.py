@@ -107,15 +107,32 @@ UNREAD_ANSWERS = (EditMessageText, EditMessageReplyMarkup, EditMessageCaption)
 _DONE: Response[bool] = Response[bool](ok=True, result=True)
 
 
-class LeanSession(AiohttpSession):
+class PlainHttpSession(AiohttpSession):
+    """aiogram's session, minus the pause it takes when closing where there is no TLS.
+
+    `AiohttpSession.close()` sleeps 250 ms so that TLS connections can shut down
+    gracefully. A plain HTTP server (the offline sandbox on 127.0.0.1, a local Bot API
+    server) has nothing to wait for, and a test suite that opens a bot per test would
+    otherwise spend seconds asleep.
+    """
+
+    def __init__(self, api: TelegramAPIServer, **kwargs: Any) -> None:
+        super().__init__(api=api, **kwargs)
+        self._tls = api.base.startswith("https:")
+
+    async def close(self) -> None:
+        if self._tls:
+            await super().close()
+        elif self._session is not None and not self._session.closed:
+            await self._session.close()
+
+
+class LeanSession(PlainHttpSession):
     """aiogram's session, minus the work on answers that nothing reads (module doc)."""
 
     def __init__(self, api: TelegramAPIServer, **kwargs: Any) -> None:
         super().__init__(api=api, **kwargs)
         self._lean = not stock()
-        # The 250 ms aiogram waits on close is for TLS connections to shut down: a plain
-        # HTTP server (the offline sandbox, a local Bot API server) has none.
-        self._tls = api.base.startswith("https:")
 
     def check_response(
         self,
@@ -133,12 +150,6 @@ class LeanSession(AiohttpSession):
                 if self.json_loads(content).get("ok") is True:
                     return cast(Response[TelegramType], _DONE)
         return super().check_response(bot, method, status_code, content)
-
-    async def close(self) -> None:
-        if self._tls:
-            await super().close()
-        elif self._session is not None and not self._session.closed:
-            await self._session.close()
 
 
 def tune(bot: Bot) -> None:

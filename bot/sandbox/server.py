@@ -234,7 +234,7 @@ class Sandbox:
         """An aiogram Bot talking to this sandbox; close its session when done."""
         from aiogram import Bot
 
-        from bot.sandbox.client import PlainHttpSession
+        from bot.runtime import PlainHttpSession
 
         return Bot(self.token, session=PlainHttpSession(api=self.api_server), **kwargs)
 
