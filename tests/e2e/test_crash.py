@@ -43,8 +43,8 @@ import os, sys
 import bot.app, bot.__main__
 args, log = sys.argv[1:-1], sys.argv[-1]
 for line in sys.stdin:
-    command, _, pid = line.partition(" ")
-    if command.strip() == "go":
+    command, _, pid = line.strip().partition(" ")
+    if command == "go":
         child = os.fork()
         if child == 0:
             quiet = os.open(os.devnull, os.O_RDONLY)
