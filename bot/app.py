@@ -39,7 +39,7 @@ from bot.web import PageLinks, TournamentPages, serve_pages
 from handlers import get_routers
 from handlers.failures import STORAGE_FAILURES, not_recorded
 from handlers.guard import AnswersInPrivate, OutOfTurnCommands
-from handlers.middleware import KnowTheSender, OncePerUpdate
+from handlers.middleware import DecidedOnTelling, InChatOrder, KnowTheSender, OncePerUpdate
 from storage.db import Database
 from storage.repositories import Repositories
 
@@ -134,6 +134,8 @@ async def build_app(
     sender = Sender(bot, clock, pace_scale)
     # Outermost, to time all of a call an update waits for (`bot.timings`; off: nothing).
     bot.session.middleware(timings.Calls())
+    # Then: an update that tells Telegram something lets its chat's next update go.
+    bot.session.middleware(DecidedOnTelling())
     # Then: an answer to a command sent out of turn goes to its sender (D10, N5).
     bot.session.middleware(AnswersInPrivate())
     # Then: a text too long for one message becomes several, each paced in turn.
@@ -154,6 +156,8 @@ async def build_app(
     dispatcher["service"] = service
     dispatcher["tournaments"] = TournamentService(service, judges)
     dispatcher["pages"] = pages  # the live page's addresses, when [web] is on
+    # Outermost: a chat's updates one after another, in Telegram's order (issue 26).
+    dispatcher.update.outer_middleware(InChatOrder())
     dispatcher.update.outer_middleware(OncePerUpdate())
     dispatcher.message.outer_middleware(KnowTheSender())
     dispatcher.message.outer_middleware(OutOfTurnCommands())  # after KnowTheSender: its `lang`

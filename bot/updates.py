@@ -1,4 +1,5 @@
-"""Which Telegram updates were handled, without a database read for every new one.
+"""Which Telegram updates were handled, without a database read for every new one; and
+the order in which one chat's updates are handled (`ChatOrder`).
 
 Telegram numbers updates in increasing order and redelivers one only if the bot did not
 confirm it (it crashed, or a webhook answer came too late). So an update numbered above
@@ -14,7 +15,11 @@ without updates Telegram numbers the next one at random, and it must not meet an
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import Any
 
 from storage.updates import ProcessedRepository
 
@@ -55,6 +60,7 @@ class HandledUpdates:
 
     def stored(self, update_id: int) -> None:
         """Its mark was written (inside the transaction of what it did)."""
+        decided()  # what it did is stored: its chat's next update may go (`ChatOrder`)
         self._taken[update_id] = True
         self._marks_since_prune += 1
 
@@ -67,3 +73,72 @@ class HandledUpdates:
         if self._marks_since_prune >= PRUNE_EVERY:
             self._marks_since_prune = 0
             await self._processed.prune(before=now - KEEP_MARKS, limit=PRUNE_BATCH)
+
+
+class ChatOrder:
+    """The updates of one chat are handled one after another, in the order they came.
+
+    aiogram handles each update of a batch as a task of its own, so a speaker's message
+    and their Finish press, fetched together after a restart, would otherwise race: the
+    press ending the turn first, and the message then deleted as out of turn (D10).
+    Each update takes its place in its chat's line at once, before anything is awaited,
+    and waits until the update before it is *decided*: its action stored, or the first
+    thing it tells Telegram, or its handling over, whichever comes first. Once decided,
+    the rest of an update only waits for Telegram's windows, which the chat's next update
+    must not wait for (a Finish press held behind a reply would miss its turn). Other
+    chats' updates, and so other games, stay parallel.
+    """
+
+    def __init__(self) -> None:
+        self._last: dict[int, asyncio.Future[None]] = {}  # chat -> its latest update's turn
+
+    def take(self, chat_id: int) -> Turn:
+        """A place in the chat's line, taken now, without awaiting anything."""
+        loop = asyncio.get_running_loop()
+        before = self._last.get(chat_id)
+        mine: asyncio.Future[None] = loop.create_future()
+        self._last[chat_id] = mine
+
+        def done() -> None:
+            if not mine.done():
+                mine.set_result(None)
+            if self._last.get(chat_id) is mine:
+                del self._last[chat_id]
+
+        return Turn(before, done)
+
+    def waiting(self) -> int:
+        """Chats with an update in hand (a test's and a leak's measure)."""
+        return len(self._last)
+
+
+class Turn:
+    """One update's place in its chat's line (`ChatOrder`)."""
+
+    def __init__(self, before: asyncio.Future[None] | None, done: Callable[[], None]) -> None:
+        self._before = before
+        self._done = done
+        self.task: asyncio.Task[Any] | None = None
+
+    async def wait(self) -> None:
+        """Until the update before it in its chat is decided."""
+        if self._before is not None and not self._before.done():
+            await asyncio.shield(self._before)
+        self._before = None
+        self.task = asyncio.current_task()
+
+    def decided(self) -> None:
+        """The chat's next update may go (idempotent)."""
+        self._done()
+
+
+# The turn of the update the current task handles; set by the dispatcher's outermost
+# middleware (`handlers.middleware.InChatOrder`).
+CURRENT_TURN: ContextVar[Turn | None] = ContextVar("current_turn", default=None)
+
+
+def decided() -> None:
+    """What the current update does is stored: the next update of its chat may go."""
+    turn = CURRENT_TURN.get()
+    if turn is not None:
+        turn.decided()

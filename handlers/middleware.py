@@ -1,15 +1,24 @@
-"""What every handler needs to know about the sender: stored, and in which language."""
+"""Around every update: its chat's order, once only, and who sent it in which language."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from aiogram import BaseMiddleware
+from aiogram import BaseMiddleware, Bot
+from aiogram.client.session.middlewares.base import (
+    BaseRequestMiddleware,
+    NextRequestMiddlewareType,
+)
+from aiogram.methods import Response, TelegramMethod
+from aiogram.methods.base import TelegramType
 from aiogram.types import CallbackQuery, Message, TelegramObject, Update
+from aiogram.types.update import UpdateTypeLookupError
 
 from bot import timings
 from bot.service import CURRENT_UPDATE, GameService
+from bot.updates import CURRENT_TURN, ChatOrder
 from storage.chats import ChatType
 
 
@@ -41,6 +50,75 @@ class KnowTheSender(BaseMiddleware):
         else:
             data["lang"] = service.t.default
         return await handler(event, data)
+
+
+def chat_of(update: Update) -> int | None:
+    """The chat an update happens in: a message's, a pressed button's message's, a
+    membership change's; None for what belongs to no chat (an inline query)."""
+    try:
+        event = update.event
+    except UpdateTypeLookupError:  # a kind newer than this aiogram
+        return None
+    if isinstance(event, CallbackQuery):
+        return event.message.chat.id if event.message is not None else None
+    chat = getattr(event, "chat", None)
+    chat_id = getattr(chat, "id", None)
+    return chat_id if isinstance(chat_id, int) else None
+
+
+class InChatOrder(BaseMiddleware):
+    """The outermost: a chat's updates are handled in the order Telegram sent them.
+
+    The update takes its place in its chat's line before anything is awaited: the
+    dispatcher starts each update's task in the order of the batch (polling) or of
+    arrival (webhook), and nothing before this middleware awaits. See `ChatOrder` for
+    when the next update of the chat may go.
+    """
+
+    def __init__(self) -> None:
+        self.order = ChatOrder()
+
+    async def __call__(
+        self,
+        handler: Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]],
+        event: TelegramObject,
+        data: dict[str, Any],
+    ) -> Any:
+        chat_id = chat_of(event) if isinstance(event, Update) else None
+        if chat_id is None:
+            return await handler(event, data)
+        turn = self.order.take(chat_id)
+        try:
+            await turn.wait()
+            token = CURRENT_TURN.set(turn)
+            try:
+                return await handler(event, data)
+            finally:
+                CURRENT_TURN.reset(token)
+        finally:
+            turn.decided()
+
+
+class DecidedOnTelling(BaseRequestMiddleware):
+    """An update that tells Telegram something has decided what it does (store, then
+    tell): from then on it waits only for Telegram's windows, and the next update of its
+    chat goes. Reads (`get...`) tell nothing. Calls of the tasks it started (the sender's
+    queues) are theirs, not the update's."""
+
+    async def __call__(
+        self,
+        make_request: NextRequestMiddlewareType[TelegramType],
+        bot: Bot,
+        method: TelegramMethod[TelegramType],
+    ) -> Response[TelegramType]:
+        turn = CURRENT_TURN.get()
+        if (
+            turn is not None
+            and turn.task is asyncio.current_task()
+            and not method.__api_method__.startswith("get")
+        ):
+            turn.decided()
+        return await make_request(bot, method)
 
 
 class OncePerUpdate(BaseMiddleware):

@@ -66,19 +66,25 @@ for line in sys.stdin:
 """
 
 
-def config_text(sandbox: Sandbox, database: Path) -> str:
-    timers = {
-        "introduction_seconds": 30,
-        "round1_seconds": 60,
-        "round2_seconds": 30,
-        "defence_seconds": 60,
-        "vote_seconds": 60,
-        "last_word_seconds": 40,
-        "acquaintance_seconds": 60,
-        "night_seconds": 90,
-        "warning_seconds": 10,
-    }
-    game = "\n".join(f"{k} = {v * SCALE}" for k, v in timers.items())
+TIMERS = {
+    "introduction_seconds": 30,
+    "round1_seconds": 60,
+    "round2_seconds": 30,
+    "defence_seconds": 60,
+    "vote_seconds": 60,
+    "last_word_seconds": 40,
+    "acquaintance_seconds": 60,
+    "night_seconds": 90,
+    "warning_seconds": 10,
+}
+
+
+def config_text(sandbox: Sandbox, database: Path, timers: dict[str, float] | None = None) -> str:
+    """The bot's config; `timers` in the game's seconds as the bot reads them (by default
+    the club's, scaled down by SCALE)."""
+    if timers is None:
+        timers = {k: v * SCALE for k, v in TIMERS.items()}
+    game = "\n".join(f"{k} = {v}" for k, v in timers.items())
     return (
         f'[bot]\ntoken = "{sandbox.token}"\napi_server = "{sandbox.base_url}"\n'
         f'database = "{database}"\nlanguage = "en"\nflood_window_scale = {SCALE}\n'
@@ -262,7 +268,9 @@ def due(point: str, state: dict[str, Any] | None) -> bool:
     return True
 
 
-async def club(tmp_path: Path) -> tuple[Sandbox, SimUser, Any, dict[int, SimUser], Run]:
+async def club(
+    tmp_path: Path, timers: dict[str, float] | None = None
+) -> tuple[Sandbox, SimUser, Any, dict[int, SimUser], Run]:
     """A sandbox with a club's group (the bot an administrator), its Host and players,
     and the bot's process ready to start on a database of its own."""
     sandbox = Sandbox(clock=time.time)
@@ -283,7 +291,7 @@ async def club(tmp_path: Path) -> tuple[Sandbox, SimUser, Any, dict[int, SimUser
         people[person.id] = person
     database = tmp_path / "mafia.sqlite3"
     config = tmp_path / "config.toml"
-    config.write_text(config_text(sandbox, database))
+    config.write_text(config_text(sandbox, database, timers))
     return sandbox, host, group, people, Run(sandbox, config, database, tmp_path / "bot.log")
 
 
@@ -495,6 +503,105 @@ async def test_killed_between_cards_the_deal_is_delivered_once_and_the_turn_call
         last = next(at for at, p in reversed(rows) if '"ClockRestarted"' in p)
         assert restarts[-1]["deadline"] - last == pytest.approx(30 * SCALE)
         assert f"{30 * SCALE:.1f} s" in first_turn[0]
+    finally:
+        run.end()
+        await sandbox.stop()
+
+
+# Speeches and votes long enough that none ends while the bot is down (a restart takes
+# a second or two), so that every message a speaker writes then is in their turn; the
+# nights short, since nobody acts in them here.
+PATIENT = {
+    "introduction_seconds": 25.0,
+    "round1_seconds": 25.0,
+    "round2_seconds": 25.0,
+    "defence_seconds": 25.0,
+    "vote_seconds": 25.0,
+    "last_word_seconds": 25.0,
+    "acquaintance_seconds": 1.0,
+    "night_seconds": 1.0,
+    "warning_seconds": 5.0,
+}
+DOWN_TIMES = 8
+
+
+def button(message: SimMessage, data: str) -> Any:
+    return next(b for row in message.buttons() for b in row if b.callback_data == data)
+
+
+@pytest.mark.heavy(45)
+async def test_what_the_table_does_while_the_bot_is_down_is_handled_in_its_order(
+    tmp_path: Path,
+) -> None:
+    """Issue 26 (D10, D3, D6): the bot is SIGKILLed during turns and votes, and the
+    people go on: the speaker writes, then nominates, then presses Finish; somebody else
+    says something out of turn; voters vote. The restarted bot gets all of it in one
+    batch and handles it in the order it was sent: every message a speaker wrote in
+    their turn stays, and only what was said out of turn is deleted."""
+    sandbox, host, group, people, run = await club(tmp_path, PATIENT)
+    rng = random.Random(26)
+    in_turn: list[SimMessage] = []
+    out_of_turn: list[SimMessage] = []
+    downs = {"speech": 0, "nomination": 0, "vote": 0}
+    handled: set[int] = set()  # steps the people have acted on
+    try:
+        await run.start()
+        await open_lobby(host, group, people)
+        await host.send(group, "/begin")
+        async with asyncio.timeout(240):
+            while sum(downs.values()) < DOWN_TIMES:
+                state = await until(lambda: run.state())
+                if state["phase"] in ("over", "aborted"):
+                    break
+                step, phase, game = state["step"], state["phase"], state["game_id"]
+                seats = {int(k): v for k, v in state["seats"].items()}
+                living = sorted(s for s, v in seats.items() if v["alive"])
+
+                def who(seat: int, seats: dict[int, Any] = seats) -> SimUser:
+                    return people[seats[seat]["user_id"]]
+
+                speaker = state["speaker"]
+                turn = latest(group.messages(), f"t:{game}:{step}:")
+                ballot = latest(group.messages(), f"v:{game}:{step}:")
+                if step in handled or (turn is None and ballot is None):
+                    await asyncio.sleep(0.02)
+                    continue
+                handled.add(step)
+                nominating = phase == "round_2" and str(speaker) not in state["nominations"]
+                kind = "vote" if ballot is not None else "nomination" if nominating else "speech"
+                down = downs[kind] < {"speech": 4, "nomination": 2, "vote": 2}[kind] and (
+                    rng.random() < 0.7
+                )
+                if down:
+                    downs[kind] += 1
+                    run.sigkill()
+                    await run.gone()
+                if ballot is not None:
+                    for voter in living:
+                        choice = rng.choice(state["leaders"])
+                        data = f"v:{game}:{step}:{choice}"
+                        await who(voter).press_seen(ballot, button(ballot, data))
+                elif turn is not None and speaker is not None:
+                    in_turn.append(await who(speaker).send(group, f"My speech at step {step}."))
+                    others = [s for s in living if s != speaker]
+                    if down and others:
+                        talker = who(rng.choice(others))
+                        out_of_turn.append(await talker.send(group, "Out of turn!"))
+                    if nominating:
+                        target = rng.choice(others)
+                        nominate = button(turn, f"t:{game}:{step}:{target}")
+                        await who(speaker).press_seen(turn, nominate)
+                        in_turn.append(await who(speaker).send(group, f"I put up {target}."))
+                    await who(speaker).press_seen(turn, button(turn, f"t:{game}:{step}:0"))
+                if down:
+                    await run.start()
+                # The step is over once the bot took what was done in it.
+                await until(lambda step=step: (s := run.state()) is not None and s["step"] != step)
+        assert sum(downs.values()) >= 6, downs  # the turns and votes the bot was down for
+        await sandbox.settle(within=10)
+        lost = [m.content for m in in_turn if m.deleted]
+        assert not lost, lost  # not one message written in its turn was deleted
+        assert out_of_turn and all(m.deleted for m in out_of_turn)
     finally:
         run.end()
         await sandbox.stop()
