@@ -233,7 +233,9 @@ class TournamentPages:
         elif state.deadline is not None:
             seconds = max(0.0, state.deadline - now)
         result = None
-        if state.winner is not None:
+        if state.winner is not None and state.finished:
+            # Not at GameWon: the deciding player's last word comes first, and the group
+            # reads the result only at GameOver (issue 25).
             result = t(lang, f"web.won_{state.winner.value}")
         elif state.phase.value == "aborted":
             result = t(lang, "phase.aborted")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.rules.codec import from_json, to_json
-from bot.rules.events import EVENT_TYPES, Event, GameStarted
+from bot.rules.events import EVENT_TYPES, Event, GameStarted, GameWon, VoteCast, VoteClosed
 from bot.rules.state import GameState, evolve, initial_state
 
 
@@ -58,11 +58,22 @@ def public_entries(entries: Iterable[Entry], game_over: bool) -> list[dict[str, 
     """The protocol as the Host or the Judge may download it.
 
     Until the game is over, the seed, the deal and night actions are left out
-    (PRODUCT: the deal is in it only once the game is over).
+    (PRODUCT: the deal is in it only once the game is over); so are the votes of a vote
+    still open and the result of a game still at its deciding last word: the group reads
+    the votes when the vote closes and the result at the game's end (issue 25).
     """
+    entries = list(entries)
+    closed = max(
+        (i for i, e in enumerate(entries) if isinstance(e.event, VoteClosed)), default=-1
+    )
     result = []
-    for entry in entries:
+    for index, entry in enumerate(entries):
         data = entry_to_json(entry)
+        if not game_over and (
+            (isinstance(entry.event, VoteCast) and index > closed)
+            or isinstance(entry.event, GameWon)
+        ):
+            continue
         if entry.event.SECRET and not game_over:
             if isinstance(entry.event, GameStarted):
                 data.pop("seed")

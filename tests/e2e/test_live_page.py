@@ -286,15 +286,21 @@ async def test_the_live_view_follows_a_table_from_the_lobby_to_its_result(
     await gather_and_deal(table)
     crowd = Crowd(table, random.Random(5), "en")
     steps = 0
+    deciding_words = 0  # views taken during the last words that decide the game
     while (state := table.state) is not None and not state.finished:
         if steps % 15 == 0:
             hides_the_cards(await pages.live_view(tournament, "en"), table, state.seed)
+        if state.winner is not None:
+            # Issue 25: decided, but the group is told only once the last word is over.
+            deciding_words += 1
+            assert (await view())["result"] is None
         steps += 1
         if not await crowd.act() and not await table.advance():
             raise AssertionError("the game stalled")
         await table.settle()
     over = await view()
     assert state is not None and state.winner is not None
+    assert deciding_words > 0  # the game was decided by a departure with a last word
     assert over["result"] == {"peaceful": "the town won", "mafia": "the mafia won"}[state.winner]
     gone = [seat for seat in over["seats"] if not seat["in"]]
     assert gone and all(seat["left"] for seat in gone)

@@ -14,9 +14,12 @@ from bot.rules.events import (
     CheckMade,
     Event,
     GameStarted,
+    GameWon,
     KillPicked,
     Phase,
     SeatsDrawn,
+    Side,
+    VoteCast,
 )
 from bot.rules.moves import due_timeout, legal_actions
 from bot.rules.protocol import (
@@ -186,3 +189,19 @@ def test_no_legal_actions_while_paused_or_after_the_end() -> None:
     assert game.state.finished
     assert legal_actions(game.state) == []
     assert due_timeout(game.state) is None
+
+
+def test_an_open_votes_ballots_and_an_undeclared_result_stay_out_until_the_group_hears() -> None:
+    """Issue 25: a seated Host's or a playing Judge's /protocol shows no vote before the
+    vote closes (the group reads them then), and no result during the deciding last word."""
+    game = busy_game()
+    entries = list(game.entries)
+    at = entries[-1].at
+    open_vote = [Entry(at, VoteCast(voter=1, choice=2)), Entry(at, VoteCast(voter=3, choice=None))]
+    shown = public_entries([*entries, *open_vote], game_over=False)
+    closed_votes = sum(isinstance(e.event, VoteCast) for e in entries)
+    assert sum(d["type"] == "VoteCast" for d in shown) == closed_votes  # only closed votes
+    won = public_entries([*entries, Entry(at, GameWon(Side.MAFIA))], game_over=False)
+    assert "GameWon" not in {d["type"] for d in won}
+    over = public_entries([*entries, *open_vote, Entry(at, GameWon(Side.MAFIA))], game_over=True)
+    assert {"VoteCast", "GameWon"} <= {d["type"] for d in over}
