@@ -34,7 +34,7 @@ from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
 from bot.sandbox import CallbackPress, Sandbox, SettleTimeout, SimGroup, SimMessage, SimUser
 from bot.web import PageLinks
-from bot.webhook import new_secret, serve_webhook
+from bot.webhook import RECEIVER, new_secret, serve_webhook
 from storage.db import Database
 
 T = TypeVar("T")
@@ -248,6 +248,9 @@ class Table:
         while True:
             busy = bool(self.sandbox.pending_updates) or self.timers.busy()
             busy = busy or self.app.service.sender.busy()
+            if self.webhook:  # answered, and still telling what they did
+                receiver = self.webhook_runner.app[RECEIVER]
+                busy = busy or receiver.finishing() > 0
             idle = self.sandbox.quiet_for() >= quiet and await _loop_idle()
             # Nothing on its way back: a call is booked in its window when answered, at a
             # later time if the clock moved meanwhile (the caller's next advance()), and

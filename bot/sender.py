@@ -89,6 +89,11 @@ _EDITS = ("edit",)
 _ALL = "all"
 
 
+def counted_by_windows(api_method: str) -> bool:
+    """A call that Telegram's windows count, and so may have to wait for room."""
+    return api_method.startswith((*_MESSAGES, *_EDITS))
+
+
 @dataclass
 class Remembered:
     chat_id: int

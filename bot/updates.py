@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from typing import Any
 
@@ -92,16 +92,19 @@ class ChatOrder:
     def __init__(self) -> None:
         self._last: dict[int, asyncio.Future[None]] = {}  # chat -> its latest update's turn
 
-    def take(self, chat_id: int) -> Turn:
-        """A place in the chat's line, taken now, without awaiting anything."""
+    def take(self, chat_id: int, on_decided: Callable[[], None] | None = None) -> Turn:
+        """A place in the chat's line, taken now, without awaiting anything; `on_decided`
+        is called once when the update is decided (the webhook answers Telegram then)."""
         loop = asyncio.get_running_loop()
         before = self._last.get(chat_id)
         mine: asyncio.Future[None] = loop.create_future()
         self._last[chat_id] = mine
 
-        def done() -> None:
+        def done(decided: bool) -> None:
             if not mine.done():
                 mine.set_result(None)
+                if decided and on_decided is not None:
+                    on_decided()
             if self._last.get(chat_id) is mine:
                 del self._last[chat_id]
 
@@ -115,10 +118,16 @@ class ChatOrder:
 class Turn:
     """One update's place in its chat's line (`ChatOrder`)."""
 
-    def __init__(self, before: asyncio.Future[None] | None, done: Callable[[], None]) -> None:
+    def __init__(
+        self, before: asyncio.Future[None] | None, done: Callable[[bool], None]
+    ) -> None:
         self._before = before
         self._done = done
         self.task: asyncio.Task[Any] | None = None
+        self.is_decided = False
+        # What must be stored before the update may count as decided: its mark, for an
+        # update whose handler stores no action (`handlers.middleware.OncePerUpdate`).
+        self.before_deciding: Callable[[], Awaitable[None]] | None = None
 
     async def wait(self) -> None:
         """Until the update before it in its chat is decided."""
@@ -129,7 +138,21 @@ class Turn:
 
     def decided(self) -> None:
         """The chat's next update may go (idempotent)."""
-        self._done()
+        self.is_decided = True
+        self._done(True)
+
+    async def decide(self) -> None:
+        """The update is about to tell Telegram something: store what must be, then
+        `decided`."""
+        if self.is_decided:
+            return
+        if self.before_deciding is not None:
+            await self.before_deciding()
+        self.decided()
+
+    def failed(self) -> None:
+        """Its handling failed undecided: the next may go; nothing was decided."""
+        self._done(False)
 
 
 # The turn of the update the current task handles; set by the dispatcher's outermost

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -17,6 +18,7 @@ from aiogram.types import CallbackQuery, Message, TelegramObject, Update
 from aiogram.types.update import UpdateTypeLookupError
 
 from bot import timings
+from bot.sender import counted_by_windows
 from bot.service import CURRENT_UPDATE, GameService
 from bot.updates import CURRENT_TURN, ChatOrder
 from storage.chats import ChatType
@@ -85,25 +87,29 @@ class InChatOrder(BaseMiddleware):
         data: dict[str, Any],
     ) -> Any:
         chat_id = chat_of(event) if isinstance(event, Update) else None
-        if chat_id is None:
+        if chat_id is None:  # no chat, no line; decided when handled
             return await handler(event, data)
-        turn = self.order.take(chat_id)
+        turn = self.order.take(chat_id, data.get("on_decided"))
         try:
             await turn.wait()
             token = CURRENT_TURN.set(turn)
             try:
-                return await handler(event, data)
+                result = await handler(event, data)
             finally:
                 CURRENT_TURN.reset(token)
-        finally:
-            turn.decided()
+        except BaseException:
+            turn.failed()  # the webhook answers 500 unless it was decided before
+            raise
+        turn.decided()
+        return result
 
 
 class DecidedOnTelling(BaseRequestMiddleware):
-    """An update that tells Telegram something has decided what it does (store, then
-    tell): from then on it waits only for Telegram's windows, and the next update of its
-    chat goes. Reads (`get...`) tell nothing. Calls of the tasks it started (the sender's
-    queues) are theirs, not the update's."""
+    """An update about to post or edit something has decided what it does (store, then
+    tell): its mark is stored, and from then on it waits only for Telegram's windows,
+    while the next update of its chat goes (and the webhook answers Telegram). Calls that
+    no window counts (a deletion, a button's answer, a read) do not wait, so they decide
+    nothing. Calls of the tasks it started (the sender's queues) are theirs."""
 
     async def __call__(
         self,
@@ -114,10 +120,11 @@ class DecidedOnTelling(BaseRequestMiddleware):
         turn = CURRENT_TURN.get()
         if (
             turn is not None
+            and not turn.is_decided
             and turn.task is asyncio.current_task()
-            and not method.__api_method__.startswith("get")
+            and counted_by_windows(method.__api_method__)
         ):
-            turn.decided()
+            await turn.decide()
         return await make_request(bot, method)
 
 
@@ -142,6 +149,11 @@ class OncePerUpdate(BaseMiddleware):
             if not await service.updates.take(event.update_id):
                 return None
             token = CURRENT_UPDATE.set(event.update_id)
+            turn = CURRENT_TURN.get()
+            if turn is not None:  # the mark comes before the first thing the update tells
+                turn.before_deciding = functools.partial(
+                    service.updates.finish, event.update_id, now=service.clock.now()
+                )
             try:
                 result = await handler(event, data)
             except BaseException:

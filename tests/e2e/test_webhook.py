@@ -24,7 +24,7 @@ from bot.app import run_bot
 from bot.config import Config
 from bot.demo import Crowd, Table, open_table, play
 from bot.sandbox import Sandbox
-from bot.webhook import SECRET_HEADER
+from bot.webhook import SECRET_HEADER, WEBHOOK_CONNECTIONS
 from storage.updates import ProcessedRepository
 
 
@@ -150,6 +150,26 @@ async def test_an_update_is_answered_only_once_it_is_stored(
     # No settling: the 200 itself says the mark is in the database, so Telegram may
     # forget the update (in the background the answer came before the handler ran).
     assert await processed.has_update(900_010)
+
+
+async def test_replies_wait_for_the_groups_window_in_the_sender_not_in_the_request(
+    table: Table, http: aiohttp.ClientSession
+) -> None:
+    """Issue 25: a connection is held only until its update is decided (its mark
+    stored), never while its reply waits for the group's 20 a minute: twenty of the
+    Host's /status in one group are all answered 200 with the virtual clock standing
+    still, their replies still queued, and every mark in the database."""
+    processed = ProcessedRepository(table.database)
+    ids = range(900_100, 900_120)
+    secret = table.webhook_secret
+    statuses = [post(http, table, host_says(table, "/status", n), secret) for n in ids]
+    answers = await asyncio.wait_for(asyncio.gather(*statuses), timeout=20)
+    assert answers == [200] * len(ids)
+    assert all([await processed.has_update(n) for n in ids])
+    replies = [m for m in table.group.visible_messages() if m.from_bot and "Day" in m.content]
+    assert len(replies) < len(ids)  # the window holds the rest back: on the virtual clock
+    sets = table.sandbox.calls("setWebhook", ok=True)
+    assert sets[-1].params["max_connections"] == WEBHOOK_CONNECTIONS
 
 
 async def test_the_bot_listens_only_on_the_path_of_its_url(
