@@ -39,7 +39,13 @@ from bot.web import PageLinks, TournamentPages, serve_pages
 from handlers import get_routers
 from handlers.failures import STORAGE_FAILURES, not_recorded
 from handlers.guard import AnswersInPrivate, OutOfTurnCommands
-from handlers.middleware import DecidedOnTelling, InChatOrder, KnowTheSender, OncePerUpdate
+from handlers.middleware import (
+    DecidedOnTelling,
+    InChatOrder,
+    KnowTheSender,
+    OncePerUpdate,
+    ThrottleCommands,
+)
 from storage.db import Database
 from storage.repositories import Repositories
 
@@ -159,6 +165,8 @@ async def build_app(
     # Outermost: a chat's updates one after another, in Telegram's order (issue 26).
     dispatcher.update.outer_middleware(InChatOrder())
     dispatcher.update.outer_middleware(OncePerUpdate())
+    # Before anything is stored of it: a flood of commands outside a game is dropped.
+    dispatcher.message.outer_middleware(ThrottleCommands())
     dispatcher.message.outer_middleware(KnowTheSender())
     dispatcher.message.outer_middleware(OutOfTurnCommands())  # after KnowTheSender: its `lang`
     dispatcher.callback_query.outer_middleware(KnowTheSender())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -12,16 +13,21 @@ from aiogram.client.session.middlewares.base import (
     BaseRequestMiddleware,
     NextRequestMiddlewareType,
 )
+from aiogram.exceptions import TelegramBadRequest, TelegramForbiddenError
 from aiogram.methods import Response, TelegramMethod
 from aiogram.methods.base import TelegramType
 from aiogram.types import CallbackQuery, Message, TelegramObject, Update
 from aiogram.types.update import UpdateTypeLookupError
 
 from bot import timings
+from bot.lru import LRU
 from bot.sender import counted_by_windows
 from bot.service import CURRENT_UPDATE, GameService
+from bot.throttle import REMEMBERED, RIGHTS_KEPT, CommandBudgets
 from bot.updates import CURRENT_TURN, ChatOrder
 from storage.chats import ChatType
+
+log = logging.getLogger(__name__)
 
 
 class KnowTheSender(BaseMiddleware):
@@ -126,6 +132,62 @@ class DecidedOnTelling(BaseRequestMiddleware):
         ):
             await turn.decide()
         return await make_request(bot, method)
+
+
+class ThrottleCommands(BaseMiddleware):
+    """Outside a chat with a game, a command fits its chat's and its sender's budgets or
+    is dropped (`bot.throttle`), before anything is stored of it. The game is looked up
+    only for a command over budget: a flood costs a read, never a write or a reply."""
+
+    def __init__(self) -> None:
+        self.budgets = CommandBudgets()
+        self.dropped = 0
+        # Whether the bot administers a group, as Telegram said at the time: the club's
+        # own group is not throttled between games (the Host's /newgame after a noisy
+        # evening), a stranger's group where the bot is a plain member is.
+        self._administers: LRU[int, tuple[bool, float]] = LRU(REMEMBERED)
+
+    async def __call__(
+        self,
+        handler: Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]],
+        event: TelegramObject,
+        data: dict[str, Any],
+    ) -> Any:
+        if not isinstance(event, Message) or event.from_user is None:
+            return await handler(event, data)
+        said = event.text or event.caption or ""
+        if not said.startswith("/"):
+            return await handler(event, data)
+        service: GameService = data["service"]
+        now = service.clock.now()
+        chat, person = event.chat.id, event.from_user.id
+        group = event.chat.type != "private"
+        if self.budgets.fits(chat, person, now, group=group):
+            self.budgets.spend(chat, person, now, group=group)
+            return await handler(event, data)
+        if group and await service.active_game(chat) is not None:
+            return await handler(event, data)  # the table's own rules hold there
+        if group and await self._bot_administers(data["bot"], chat, now):
+            return await handler(event, data)
+        if not group and await service.games_of_user(person):
+            return await handler(event, data)  # a seated player's own game, from private
+        self.dropped += 1
+        if self.dropped % 1000 == 1:
+            log.warning("commands over budget dropped: %d so far", self.dropped)
+        return None
+
+
+    async def _bot_administers(self, bot: Bot, chat_id: int, now: float) -> bool:
+        known = self._administers.get(chat_id)
+        if known is not None and now - known[1] < RIGHTS_KEPT:
+            return known[0]
+        try:
+            member = await bot.get_chat_member(chat_id, bot.id)
+            administers = member.status in ("administrator", "creator")
+        except (TelegramBadRequest, TelegramForbiddenError):
+            administers = False
+        self._administers[chat_id] = (administers, now)
+        return administers
 
 
 class OncePerUpdate(BaseMiddleware):
