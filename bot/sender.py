@@ -239,6 +239,12 @@ class Limiter(BaseRequestMiddleware):
             ticket.answer.set_result(result)
         return result
 
+    def room_in(self, chat: int, priority: int) -> float:
+        """Seconds until an edit in `chat` at `priority` would find room in its share of
+        the chat's window (0: now), without waiting or counting anything."""
+        ticket = _Ticket((priority, -1), chat, (chat,), SHARE.get(priority, 1.0))
+        return self._delay(ticket, self.clock.now())
+
     async def ready(self, chat: int, priority: int = GAME) -> None:
         """Wait until one message to `chat` could go now, without counting it."""
         await self._admitted(_Ticket((priority, next(self._seq)), chat, (_ALL, chat)))
@@ -395,6 +401,7 @@ class Sender:
         self._boards: dict[int, tuple[int, str, Reposted | None]] = {}
         self._board_workers: dict[int, asyncio.Task[None]] = {}
         self._quiet: dict[int, asyncio.Event] = {}  # set when a chat's queue runs dry
+        self._arrived: dict[int, asyncio.Event] = {}  # set when a chat's queue gets an item
 
     def forget(self, game_id: int) -> None:
         """The game is long over: its messages will not be edited again."""
@@ -554,6 +561,9 @@ class Sender:
                 _resolve(stale, None)
         future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
         queue.append(_Queued(game_id, item, note, [future], priority))
+        arrived = self._arrived.get(item.chat_id)
+        if arrived is not None:  # a note waiting for room looks again (`_note_waits`)
+            arrived.set()
         if item.chat_id not in self._workers:
             self._workers[item.chat_id] = asyncio.create_task(self._drain(item.chat_id))
         return future
@@ -627,6 +637,8 @@ class Sender:
         try:
             while queue:
                 await self.limiter.ready(chat_id, min(q.priority for q in queue))
+                if queue and queue[0].note and await self._note_waits(chat_id, queue[0]):
+                    continue  # it waited for room outside the line; look again
                 if queue:  # a note may have been dropped while the chat waited
                     self._sending[chat_id] = queued = _fold(queue)
                     try:
@@ -642,9 +654,31 @@ class Sender:
             del self._workers[chat_id]
             if not queue:
                 del self._queues[chat_id]
+            self._arrived.pop(chat_id, None)
             quiet = self._quiet.pop(chat_id, None)
             if quiet is not None:
                 quiet.set()
+
+    async def _note_waits(self, chat_id: int, note: _Queued) -> bool:
+        """A cosmetic note (the 10-second warning) with no room in its share of the
+        group's window waits outside the chat's line, until there is room or something
+        else is queued: the next turn's post then drops it and goes first, instead of
+        waiting behind it for the cosmetic share (issue 22). True if it waited."""
+        delay = self.limiter.room_in(chat_id, note.priority)
+        if delay <= 0:
+            return False
+        arrived = self._arrived.setdefault(chat_id, asyncio.Event())
+        arrived.clear()
+        waits = [
+            asyncio.ensure_future(self.clock.sleep_until(self.clock.now() + delay)),
+            asyncio.ensure_future(arrived.wait()),
+        ]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for wait in waits:
+                wait.cancel()
+        return True
 
     async def _send(self, queued: _Queued) -> None:
         item = queued.item

@@ -44,6 +44,7 @@ class Played:
     final: str  # what it shows at the end
     roles: dict[int, Role]
     day: int
+    others: list[float]  # the times of the group's other calls, the table's edits left out
 
 
 async def play_16(lang: str, *, board_shown: bool = True) -> Played:
@@ -68,6 +69,12 @@ async def play_16(lang: str, *, board_shown: bool = True) -> Played:
             final=board(table).content,
             roles=state.roles,
             day=state.day,
+            others=[
+                c.time
+                for c in table.sandbox.calls(chat=table.group.id, ok=True)
+                if c.method in ("sendMessage", "editMessageText", "editMessageReplyMarkup")
+                and c.params.get("message_id") != pinned.message_id
+            ],
         )
 
 
@@ -78,7 +85,8 @@ async def test_a_16_player_game_keeps_one_pinned_table_that_no_turn_waits_for(
 ) -> None:
     """The table message is pinned at the deal and stays the one pinned message, edited
     as the game goes; it shows the result at the end and never a role before it. The
-    same game without it posts every message at the same moment: no turn waited."""
+    same game without it posts every message within a second of the same moment, or
+    later only where the game's own calls filled the window: no turn waited for it."""
     shown = await play_16(lang)
     assert len(shown.pinned) == 1
     for text in shown.edits[:-1]:  # before the end, never a role
@@ -94,10 +102,17 @@ async def test_a_16_player_game_keeps_one_pinned_table_that_no_turn_waits_for(
     # moves every later one by that second: what the table may add is a second a post.
     drift = [a - b for (a, _), (b, _) in zip(shown.posts, bare.posts, strict=True)]
     late = [now - before for before, now in zip([0.0, *drift], drift, strict=False)]
-    assert max(late) <= 1.0, sorted(late)[-5:]
+    # Or it waited for a window that the game's own calls filled (the turns, their
+    # warnings and buttons, in the order this game's timing gave them), not the table's:
+    # the 20 a minute were taken without a single edit of the table.
+    for (at, text), lost in zip(shown.posts, late, strict=True):
+        if lost > 1.0:
+            window = [t for t in shown.others if at - 60.0 < t < at]
+            assert len(window) >= 19, (lost, text[:60], len(window))
     print(
         f"\n{lang}: {len(shown.edits)} edits of the table, {len(shown.posts)} posts, "
-        f"day {shown.day}, a post at most {max(late):.1f} s later than without the table, "
+        f"day {shown.day}, a post at most {max(late):.1f} s later than without the table "
+        "(past a second only where the game's own calls filled the window), "
         f"the game {drift[-1]:.0f} s longer"
     )
 

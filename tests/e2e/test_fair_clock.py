@@ -10,6 +10,7 @@ before it was seen.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from dataclasses import dataclass
@@ -235,3 +236,64 @@ async def test_D6_those_who_have_not_voted_are_reminded_before_the_vote_closes(
     assert table.clock.now() == pytest.approx(deadline - 10)
     assert state.phase is Phase.VOTE  # the vote is still open
     assert reminded == set(living[5:])  # not the voters, nor anyone out of the game
+
+
+EIGHT = GameSettings(
+    min_players=12,
+    introduction_seconds=8.0,
+    round1_seconds=8.0,
+    round2_seconds=8.0,
+    defence_seconds=8.0,
+    vote_seconds=8.0,
+    last_word_seconds=8.0,
+    acquaintance_seconds=8.0,
+    night_seconds=8.0,
+)
+GROUP_WINDOW = (20, 60.0)  # Telegram's: 20 messages (or edits) into one group a minute
+TRIP = 1.0  # a post's round trip, and the pace of about one a second into any chat
+
+
+def forced(step: Step, group_calls: list[float]) -> float:
+    """The earliest moment the group's window let a post out after the step began: fewer
+    than 20 calls in the minute before it, and none in the second before."""
+    limit, seconds = GROUP_WINDOW
+    at = step.started
+    while True:
+        recent = [t for t in group_calls if at - seconds < t <= at]
+        if len(recent) < limit and not any(at - TRIP < t <= at for t in recent):
+            return at
+        at = min(t for t in recent) + seconds if len(recent) >= limit else max(recent) + TRIP
+
+
+@pytest.mark.heavy(30)
+async def test_a_quick_game_under_the_real_windows_never_halts() -> None:
+    """Issue 22: a 12-player game at 8-second timers (the warning 5 s before the end)
+    with Telegram's real windows and 429s on. No announcement (a turn, a vote, a night)
+    waits behind a cosmetic call or a stale one: each reaches the group within a trip of
+    the moment the group's window, filled by what the bot really sent, let a post out
+    after its step began."""
+    async with open_table(
+        12, seed=3, lang="ru", settings=EIGHT, rate_limits=True, warning_seconds=5.0
+    ) as table:
+        await table.gather()
+        await table.begin()
+        state = await play(table, Crowd(table, random.Random(3), "ru"))
+        assert state.finished
+        table.sandbox.assert_no_bot_errors()
+        steps = await steps_of(table)
+        calls = [
+            c.time
+            for c in table.sandbox.calls(chat=table.group, ok=True)
+            if c.method in (*SENDING_METHODS, *EDITS)
+        ]
+    late = [
+        f"step {s.step} ({s.what}) seen {s.seen - forced(s, calls):.1f} s after the window allowed"
+        for s in steps
+        if s.seen is not None and s.seen - forced(s, calls) > TRIP
+    ]
+    assert len(steps) > 30
+    assert late == []
+    # So the game never halts: the longest gap between two announcements is a turn's
+    # full time and a trip (it was 53 s, a warning edit holding the next turn's post).
+    seen = [s.seen for s in steps if s.seen is not None]
+    assert max(b - a for a, b in itertools.pairwise(seen)) <= 8.0 + 2 * TRIP
