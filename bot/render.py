@@ -421,27 +421,38 @@ def _night(
     lines: list[str],
     private: _Private,
 ) -> None:
+    """The night's posts. Every living player gets a private message, in seat order, the
+    civilians one that says there is nothing to do: a phone that buzzes (or a player who
+    shows "online") at night tells nobody a role, and neither does the order or the
+    moment the messages go out (N2, N3)."""
     g = audience.group_lang
     mafia = state.living_mafia()
     commissioner = state.commissioner()
+    living = state.living()
     if phase is Phase.ACQUAINTANCE:
         # N1: the mafiosi learn each other's numbers; the Commissioner meets the Host.
         lines.append(t(g, "night.zero", seconds=_fmt(state.settings.acquaintance_seconds)))
-        for m in mafia:
-            lang = audience.lang_of(state.seats[m].user_id)
-            partners = ", ".join(named(state, p, t, lang) for p in mafia)
-            private(m, "night.zero.mafia", partners=partners)
-        if state.is_alive(commissioner):
-            private(commissioner, "night.zero.commissioner")
+        for seat in living:
+            if seat in mafia:
+                lang = audience.lang_of(state.seats[seat].user_id)
+                partners = ", ".join(named(state, p, t, lang) for p in mafia)
+                private(seat, "night.zero.mafia", partners=partners)
+            elif seat == commissioner:
+                private(seat, "night.zero.commissioner")
+            else:
+                private(seat, "night.zero.civilian")
         return
     lines.append(t(g, "night.start", night=night, seconds=_fmt(state.settings.night_seconds)))
-    living = state.living()
-    if state.is_alive(commissioner):
-        make = CallbackMaker(NightCb, audience.game_id, step)
-        targets = [s for s in living if s != commissioner]
-        private(commissioner, "night.check.ask", rows(seat_buttons(state, targets, make), 3))
-    for m in mafia:
-        private(m, "night.kill.ask", _kill_keyboard(state, audience.game_id, step), _kill_key(m))
+    for seat in living:
+        if seat == commissioner:
+            make = CallbackMaker(NightCb, audience.game_id, step)
+            targets = [s for s in living if s != commissioner]
+            private(seat, "night.check.ask", rows(seat_buttons(state, targets, make), 3))
+        elif seat in mafia:
+            kill = _kill_keyboard(state, audience.game_id, step)
+            private(seat, "night.kill.ask", kill, _kill_key(seat))
+        else:
+            private(seat, "night.sleep", night=night)
 
 
 def _kill_key(seat: int) -> str:

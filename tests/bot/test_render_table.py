@@ -10,7 +10,7 @@ import pytest
 from bot.i18n import Texts, plural_form
 from bot.render import Audience, Post, render
 from bot.rules.events import Event, Phase
-from tests.rules.helpers import GAME_ID, Game
+from tests.rules.helpers import GAME_ID, Game, to_night
 
 TEXTS = Texts()
 
@@ -214,3 +214,46 @@ def test_an_unknown_time_zone_is_refused(tmp_path: Path) -> None:
     path.write_text('[bot]\ntimezone = "Mars/Olympus"\n')
     with pytest.raises(ValueError, match="Mars/Olympus"):
         load_config(path, env={})
+
+
+def _night_privates(game: Game, events: list[Event]) -> dict[int, list[Post]]:
+    out = render(events, game.state, Audience(GAME_ID, -1001, "ru"), TEXTS)
+    by_user: dict[int, list[Post]] = {}
+    for o in out:
+        if isinstance(o, Post) and o.chat_id != -1001:
+            by_user.setdefault(o.chat_id, []).append(o)
+    return by_user
+
+
+def test_every_living_player_gets_one_night_message_whatever_the_role() -> None:
+    """N2, N3: at night a phone that buzzes tells nothing. Every living player, civilians
+    too, gets one private message at the night's start, sent as essential like the
+    Commissioner's and the mafia's, in seat order; the dead get none."""
+    game = Game()
+    gone = game.civilians()[0]
+    game.advance_to(Phase.ROUND_1)
+    game.remove(gone)
+    mark = len(game.events)
+    to_night(game)
+    privates = _night_privates(game, game.since(mark))
+    living_users = [game.state.seats[s].user_id for s in game.state.living()]
+    assert sorted(privates) == sorted(living_users)
+    assert game.state.seats[gone].user_id not in privates
+    assert all(len(posts) == 1 and posts[0].essential for posts in privates.values())
+    # Sent in seat order, not the Commissioner and the mafia first.
+    assert list(privates) == living_users
+    civilian = game.state.seats[game.civilians()[1]].user_id
+    assert "хода нет" in privates[civilian][0].text
+
+
+def test_night_zero_greets_every_player_privately() -> None:
+    """N1: the acquaintance night sends each player one message beside the role card."""
+    game = Game()
+    game.advance_to(Phase.INTRODUCTION)
+    while game.phase is Phase.INTRODUCTION:
+        mark = len(game.events)
+        game.step()
+    assert game.phase is Phase.ACQUAINTANCE
+    privates = _night_privates(game, game.since(mark))
+    assert list(privates) == [s.user_id for _, s in sorted(game.state.seats.items())]
+    assert all(len(posts) == 1 and posts[0].essential for posts in privates.values())
