@@ -99,7 +99,29 @@ async def rules_text(
 
 
 async def status(message: Message, service: GameService, lang: str) -> None:
+    if message.chat.type == "private" and message.from_user is not None:
+        await message.answer(await private_status_text(service, message.from_user.id, lang))
+        return
     await message.answer(await status_text(service, message.chat.id, lang))
+
+
+async def private_status_text(service: GameService, user_id: int, lang: str) -> str:
+    """/status in the bot's private chat: the running games the person sits at or hosts.
+
+    The safe way to see the phase and the time at night (N5): a word in the group at
+    night is opening one's eyes (V3), a word to the bot is not.
+    """
+    games = {game.game_id: game for game, _ in await service.games_of_user(user_id)}
+    for game in await service.repos.games.running():
+        if game.host_user_id == user_id:
+            games[game.game_id] = game
+    if not games:
+        return service.t(lang, "status.private_none")
+    parts = []
+    for game_id, game in sorted(games.items()):
+        text = await status_text(service, game.chat_id, lang)
+        parts.append(service.t(lang, "status.game", game=game_id) + "\n" + text)
+    return "\n\n".join(parts)
 
 
 async def status_text(service: GameService, chat_id: int, lang: str) -> str:

@@ -153,3 +153,29 @@ async def test_command_menus_per_scope(table: Table) -> None:
     assert "newgame" in members and "pause" not in members
     assert "pause" in admins and "begin" in admins
     assert "start" in private and "newgame" not in private
+
+
+@pytest.mark.rule("N5")
+async def test_status_in_private_answers_for_ones_own_game_at_night(hosted_table: Table) -> None:
+    """N5: at night a word in the group is opening one's eyes (V3). A player who wants the
+    phase and the time left asks the bot in private: it answers for their game, and the
+    Host hears of nothing. Somebody with no game is told so."""
+    table = hosted_table
+    state = await table.wait_for(lambda s: s.phase is Phase.ACQUAINTANCE)
+    player = table.person(state.living()[0])
+    await player.start_bot()
+    reports, group = len(table.host.inbox()), len(table.group.messages())
+    await player.send(player.private, "/status")
+    await table.settle()
+    answer = player.inbox()[-1].content
+    assert answer.startswith(f"Game #{table.game_id}:") and "Night 0" in answer, answer
+    assert len(table.host.inbox()) == reports
+    assert len(table.group.messages()) == group
+    await table.host.send(table.host.private, "/status")
+    await table.settle()
+    assert "Night 0" in table.host.inbox()[-1].content
+    stranger = table.sandbox.add_user("Olga", language_code="en")
+    await stranger.start_bot()
+    await stranger.send(stranger.private, "/status")
+    await table.settle()
+    assert stranger.inbox()[-1].content.startswith("You are not playing or hosting a game")
