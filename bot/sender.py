@@ -27,8 +27,11 @@ private chat and 20 a minute into one group (an edit counts like a message), and
 from __future__ import annotations
 
 import asyncio
+import bisect
+import heapq
 import itertools
 import logging
+import math
 from collections import deque
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from contextvars import ContextVar
@@ -80,6 +83,8 @@ BOARD_EDIT = 4
 SHARE = {REPLY: 0.75, COSMETIC: 0.5, STALE: 0.5, BOARD_EDIT: 0.25}
 # The priority of the calls the current task makes; unset, a call gets its default.
 PRIORITY: ContextVar[int | None] = ContextVar("priority", default=None)
+# The room `Limiter.ready` kept for the current task's next call (a worker's).
+RESERVED: ContextVar[_Ticket | None] = ContextVar("reserved", default=None)
 
 # What the windows count. A new message counts against the bot's overall window and its
 # chat's (a pin posts one in a group); an edit only against its chat's, which Telegram
@@ -160,6 +165,23 @@ class _Ticket:
     share: float = 1.0  # how much of a group's window it may fill: the rest is for others
     superseded_by: _Ticket | None = None  # a later edit of the same message
     answer: asyncio.Future[Any] | None = None  # for the earlier edits it superseded
+    target: tuple[int, int] | None = None  # (chat, message) of an edit, or None
+    go: asyncio.Future[bool] | None = None  # admitted: True; superseded: False
+    slot: _Slot | None = None  # its place in its windows, from its admission
+
+    @property
+    def lane(self) -> tuple[object, ...]:
+        """Waiting calls with the same lane meet the same windows and holds: of them only
+        the first in rank can be next, and the rest wait with it."""
+        return (self.keys, self.share, self.chat)
+
+    @property
+    def lazy(self) -> bool:
+        return self.rank[0] >= STALE  # waits for time that passes anyway
+
+
+def _rank(ticket: _Ticket) -> tuple[int, int]:
+    return ticket.rank
 
 
 class Limiter(BaseRequestMiddleware):
@@ -182,10 +204,14 @@ class Limiter(BaseRequestMiddleware):
         self.scale = scale
         self._slots: dict[object, list[_Slot]] = {}
         self._held: dict[object, float] = {}  # chat (or _ALL) -> held until, after a 429
-        self._waiting: list[_Ticket] = []
+        # Waiting calls by lane, each lane in rank order (see `_dispatch`).
+        self._lanes: dict[tuple[object, ...], list[_Ticket]] = {}
         self._edits: dict[tuple[int, int], _Ticket] = {}  # (chat, message) -> waiting edit
         self._seq = itertools.count()
-        self._moved = asyncio.Event()
+        # The wakes armed for the next room: (when, task), one eager and one lazy.
+        self._alarms: dict[bool, tuple[float, asyncio.Task[None]]] = {}
+        self.dispatches = 0  # how many times the waiting calls were looked at (tests)
+        self.looked_at = 0  # how many waiting calls those looks weighed (tests)
         self._calls = 0
         self.lazy_sleeping = 0  # calls waiting for room that nothing is in a hurry for
         # Calls admitted and not yet answered and booked: a virtual clock moved meanwhile
@@ -217,17 +243,18 @@ class Limiter(BaseRequestMiddleware):
             priority = COSMETIC if modest else REPLY
         share = 0.5 if modest else SHARE.get(priority, 1.0)
         ticket = _Ticket((priority, next(self._seq)), chat, keys, share)
+        claimed = self._claim(keys)
         message_id = getattr(method, "message_id", None)
-        target = None
         if name == "editMessageText" and chat is not None and isinstance(message_id, int):
-            target = (chat, message_id)
-            earlier = self._edits.get(target)
-            if earlier is not None:
+            ticket.target = (chat, message_id)
+            earlier = self._edits.get(ticket.target)
+            if earlier is not None:  # still waiting (an admitted edit leaves `_edits`)
                 earlier.superseded_by = ticket
-                self._wake()
-            self._edits[target] = ticket
+                self._leave(earlier, admitted=False)
+            if claimed is None:  # one with kept room is on its way already
+                self._edits[ticket.target] = ticket
         try:
-            result = await self._call(ticket, target, make_request, bot, method)
+            result = await self._call(ticket, make_request, bot, method, claimed)
         except BaseException as error:
             if ticket.answer is not None and not ticket.answer.done():
                 if isinstance(error, Exception):
@@ -243,33 +270,72 @@ class Limiter(BaseRequestMiddleware):
         """Seconds until an edit in `chat` at `priority` would find room in its share of
         the chat's window (0: now), without waiting or counting anything."""
         ticket = _Ticket((priority, -1), chat, (chat,), SHARE.get(priority, 1.0))
-        return self._delay(ticket, self.clock.now())
+        reservation = RESERVED.get()  # the room `ready` kept for this very call
+        kept = reservation.slot if reservation is not None else None
+        return self._delay(ticket, self.clock.now(), besides=kept)
 
     async def ready(self, chat: int, priority: int = GAME) -> None:
-        """Wait until one message to `chat` could go now, without counting it."""
-        await self._admitted(_Ticket((priority, next(self._seq)), chat, (_ALL, chat)))
+        """Wait until one message to `chat` can go now, and keep its room for the next
+        call this task makes (a worker looks at what it holds once there is room, then
+        sends it): no call that ranks lower takes the room meanwhile. The room is given
+        back by `release`, or by the next `ready`, if no such call follows."""
+        self.release()
+        reservation = _Ticket((priority, next(self._seq)), chat, (_ALL, chat))
+        await self._admitted(reservation)
+        RESERVED.set(reservation)
+
+    def release(self) -> None:
+        """Give back the room `ready` kept for this task, if no call has taken it."""
+        reservation = RESERVED.get()
+        if reservation is None:
+            return
+        RESERVED.set(None)
+        slot, reservation.slot = reservation.slot, None
+        if slot is not None:
+            for key in reservation.keys:
+                self._unslot(key, slot)
+            self._dispatch()  # the room is free again
+
+    def _claim(self, keys: tuple[object, ...]) -> _Slot | None:
+        """The room `ready` kept for this task, for a call counted in `keys`."""
+        reservation = RESERVED.get()
+        if reservation is None or not keys:
+            return None  # a call no window counts needs no room
+        if not set(keys) <= set(reservation.keys):
+            self.release()  # another chat's call: it waits its turn
+            return None
+        RESERVED.set(None)
+        slot, reservation.slot = reservation.slot, None
+        if slot is not None:
+            for key in set(reservation.keys) - set(keys):
+                self._unslot(key, slot)  # an edit: the bot's overall window is not its
+        return slot
+
+    def _unslot(self, key: object, slot: _Slot) -> None:
+        slots = self._slots.get(key)
+        if slots is not None and slot in slots:
+            slots.remove(slot)
 
     async def _call(
         self,
         ticket: _Ticket,
-        target: tuple[int, int] | None,
         make_request: NextRequestMiddlewareType[TelegramType],
         bot: Bot,
         method: TelegramMethod[TelegramType],
+        claimed: _Slot | None = None,
     ) -> Response[TelegramType]:
         while True:
-            if not await self._admitted(ticket):
+            if claimed is not None:
+                ticket.slot, claimed = claimed, None  # the room `ready` kept: it goes
+            elif not await self._admitted(ticket):
                 later = ticket.superseded_by
                 assert later is not None
                 if later.answer is None:
                     later.answer = asyncio.get_running_loop().create_future()
                 answer: Response[TelegramType] = await later.answer
                 return answer
-            if target is not None and self._edits.get(target) is ticket:
-                del self._edits[target]  # on its way: a later edit must follow it
-            slot = _Slot(self.clock.now())
-            for key in ticket.keys:
-                self._slots.setdefault(key, []).append(slot)
+            slot = ticket.slot
+            assert slot is not None
             self.in_flight += 1
             try:
                 return await make_request(bot, method)
@@ -285,28 +351,96 @@ class Limiter(BaseRequestMiddleware):
 
     async def _admitted(self, ticket: _Ticket) -> bool:
         """Wait until the call may go: True; False if a later edit superseded it."""
-        self._waiting.append(ticket)
-        try:
-            while ticket.superseded_by is None:
-                now = self.clock.now()
-                delay = self._delay(ticket, now)
-                if delay > 0 and ticket.rank[0] >= STALE:
-                    self.lazy_sleeping += 1  # waits for time that passes anyway
-                    try:
-                        await self.clock.sleep_until(now + delay, lazy=True)
-                    finally:
-                        self.lazy_sleeping -= 1
-                elif delay > 0:
-                    await self.clock.sleep_until(now + delay)
-                elif any(self._ahead(other, ticket, now) for other in self._waiting):
-                    # A call that ranks higher wants the same room and can go now: first.
-                    await self._moved.wait()
-                else:
-                    return True
+        if ticket.superseded_by is not None:
             return False
+        ticket.go = asyncio.get_running_loop().create_future()
+        lane = self._lanes.setdefault(ticket.lane, [])
+        bisect.insort(lane, ticket, key=_rank)
+        if ticket.lazy:
+            self.lazy_sleeping += 1
+        if lane[0] is ticket:  # behind another of its lane, it cannot go before it
+            self._dispatch()
+        try:
+            return await ticket.go
         finally:
-            self._waiting.remove(ticket)
-            self._wake()
+            self._leave(ticket, admitted=False)  # cancelled while waiting
+
+    def _leave(self, ticket: _Ticket, *, admitted: bool) -> None:
+        """Take a waiting call out of its lane: admitted (it goes), superseded (it returns
+        the later edit's answer), or cancelled. Nothing if it is not waiting."""
+        lane = self._lanes.get(ticket.lane)
+        if lane is None or ticket not in lane:
+            return
+        head = lane[0] is ticket
+        lane.remove(ticket)
+        if not lane:
+            del self._lanes[ticket.lane]
+        if ticket.lazy:
+            self.lazy_sleeping -= 1
+        if ticket.target is not None and self._edits.get(ticket.target) is ticket:
+            del self._edits[ticket.target]  # on its way, or gone: a later edit goes alone
+        if ticket.go is not None and not ticket.go.done():
+            ticket.go.set_result(admitted)
+        if head and not admitted:
+            self._dispatch()  # the next of its lane may go now
+
+    def _dispatch(self) -> None:
+        """Admit every waiting call that can go now, and arm a wake for the next room.
+
+        Only the first call of each lane is weighed, in rank order: a call that ranks
+        higher takes the room first, and one that finds none holds its lane back (the
+        rest of the lane meets the same windows). So a look costs the number of lanes
+        (about the chats with calls waiting), not the number of calls, and a call is
+        woken only when it goes: thousands waiting for a busy group cost nothing while
+        they wait.
+        """
+        self.dispatches += 1
+        now = self.clock.now()
+        heads = [(lane[0].rank, key) for key, lane in self._lanes.items()]
+        heapq.heapify(heads)
+        wake = {False: math.inf, True: math.inf}  # eager, lazy
+        while heads:
+            _, key = heapq.heappop(heads)
+            lane = self._lanes[key]
+            ticket = lane[0]
+            self.looked_at += 1
+            delay = self._delay(ticket, now)
+            if delay > 0:
+                wake[ticket.lazy] = min(wake[ticket.lazy], now + delay)
+                continue
+            ticket.slot = _Slot(now)
+            for window in ticket.keys:
+                self._slots.setdefault(window, []).append(ticket.slot)
+            self._leave(ticket, admitted=True)
+            if key in self._lanes:
+                heapq.heappush(heads, (self._lanes[key][0].rank, key))
+        for lazy, when in wake.items():
+            self._arm(when, lazy)
+
+    def _arm(self, when: float, lazy: bool) -> None:
+        """Wake the waiting calls at `when` (an earlier wake already armed will do: it
+        looks again and arms the next)."""
+        armed = self._alarms.get(lazy)
+        if when == math.inf or (armed is not None and armed[0] <= when and not armed[1].done()):
+            return
+        if armed is not None:
+            armed[1].cancel()
+        self._alarms[lazy] = (when, asyncio.ensure_future(self._alarm(when, lazy)))
+
+    async def stop(self) -> None:
+        """Cancel the wakes armed for waiting calls (a process that ends)."""
+        alarms = [task for _, task in self._alarms.values()]
+        self._alarms.clear()
+        for task in alarms:
+            task.cancel()
+        await asyncio.gather(*alarms, return_exceptions=True)
+
+    async def _alarm(self, when: float, lazy: bool) -> None:
+        await self.clock.sleep_until(when, lazy=lazy)
+        armed = self._alarms.get(lazy)
+        if armed is not None and armed[0] == when:
+            del self._alarms[lazy]
+        self._dispatch()
 
     def _sweep(self) -> None:
         """Forget the windows and holds that no longer hold anything back."""
@@ -320,17 +454,6 @@ class Limiter(BaseRequestMiddleware):
             del self._slots[key]
         for key in [k for k, until in self._held.items() if until <= now]:
             del self._held[key]
-
-    def _wake(self) -> None:
-        """Whoever stood aside looks again."""
-        self._moved.set()
-        self._moved = asyncio.Event()
-
-    def _ahead(self, other: _Ticket, ticket: _Ticket, now: float) -> bool:
-        if other.rank >= ticket.rank or other.superseded_by is not None:
-            return False
-        shared = not set(other.keys).isdisjoint(ticket.keys)
-        return shared and self._delay(other, now) <= 0
 
     def _window(self, key: object, share: float) -> tuple[int, float]:
         """The longest window the key counts against (what must be kept this long)."""
@@ -346,8 +469,9 @@ class Limiter(BaseRequestMiddleware):
             windows = [PRIVATE_LIMIT]
         return [(limit, seconds * self.scale) for limit, seconds in windows]
 
-    def _delay(self, ticket: _Ticket, now: float) -> float:
-        """Seconds until the ticket's windows have room and no 429 holds its chat."""
+    def _delay(self, ticket: _Ticket, now: float, besides: _Slot | None = None) -> float:
+        """Seconds until the ticket's windows have room and no 429 holds its chat (not
+        counting the slot `besides`)."""
         delay = 0.0
         for held_key in (_ALL, ticket.chat):
             held = self._held.get(held_key)
@@ -362,7 +486,9 @@ class Limiter(BaseRequestMiddleware):
             if slots:
                 self._slots[key] = slots
             for limit, seconds in windows:
-                times = sorted(t for s in slots if (t := s.time(now)) + seconds > now)
+                times = sorted(
+                    t for s in slots if (t := s.time(now)) + seconds > now and s is not besides
+                )
                 if len(times) >= limit:
                     delay = max(delay, times[-limit] + seconds - now)
         return delay
@@ -421,6 +547,7 @@ class Sender:
         for worker in workers:
             worker.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
+        await self.limiter.stop()
 
     def busy(self) -> bool:
         """Something the game needs is queued or on its way, perhaps waiting on the clock.
@@ -651,6 +778,7 @@ class Sender:
                         self._unkey_shown(queued.game_id, _key(queued.item) or "")
                     self._take_stale_keyboards(chat_id)
         finally:
+            self.limiter.release()  # room kept for a send that never came
             del self._workers[chat_id]
             if not queue:
                 del self._queues[chat_id]
@@ -667,6 +795,7 @@ class Sender:
         delay = self.limiter.room_in(chat_id, note.priority)
         if delay <= 0:
             return False
+        self.limiter.release()  # the room kept for it is not the note's to hold
         arrived = self._arrived.setdefault(chat_id, asyncio.Event())
         arrived.clear()
         waits = [
