@@ -36,7 +36,9 @@ def main(argv: list[str] | None = None) -> int:
         "while the bot may be running, readable by its owner only. PATH is a new file, or "
         "a folder (the copy is then named mafia-YYYYMMDD-HHMMSS.sqlite3, UTC).",
     )
-    backup_parser.add_argument("path", type=Path, help="the new file, or a folder to put it in")
+    backup_parser.add_argument(
+        "path", help="the new file, or a folder to put it in (made if the path ends with /)"
+    )
     demo = sub.add_parser("demo", help="play a whole game in the offline sandbox")
     demo.add_argument("--players", type=int, default=12)
     demo.add_argument("--seed", type=int, default=1)

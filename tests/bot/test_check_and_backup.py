@@ -217,3 +217,60 @@ def test_a_container_is_configured_by_its_environment_alone(
     assert config.bot.mode == "webhook" and config.bot.webhook_port == 8080
     assert config.bot.log_format == "json"
     assert config.database_path == tmp_path / "data" / "mafia.sqlite3"
+
+
+def test_a_nightly_backup_into_a_folder_path_makes_the_folder_and_goes_on(tmp_path: Path) -> None:
+    """`backup DIR/` into a folder that does not exist yet makes it (owner-only) and puts
+    the copy inside; the next night's run adds its own file. Before, the first run wrote
+    a file named like the folder and every later one stopped at "exists already"."""
+    source = tmp_path / "mafia.sqlite3"
+    sqlite3.connect(source).close()
+    folder = tmp_path / "backups"
+    out = io.StringIO()
+    assert backup(source, f"{folder}/", out, now=0) == 0, out.getvalue()
+    assert backup(source, f"{folder}/", out, now=86_400) == 0, out.getvalue()
+    assert folder.is_dir() and stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "mafia-19700101-000000.sqlite3",
+        "mafia-19700102-000000.sqlite3",
+    ]
+    # What it read, and how much that holds: an empty database shows as one.
+    assert f"{source} backed up to" in out.getvalue()
+    assert "0 games, 0 tournaments" in out.getvalue()
+
+
+def test_a_link_planted_beside_the_backup_cannot_turn_it_against_a_file(tmp_path: Path) -> None:
+    """The copy is written to a file created exclusively under a fresh name: a symlink put
+    at a name it might use (its old fixed partial name, or the target's) never has it
+    write, or truncate, the file the link points at."""
+    source = tmp_path / "mafia.sqlite3"
+    with sqlite3.connect(source) as raw:
+        raw.execute("CREATE TABLE games (game_id INTEGER)")
+        raw.execute("INSERT INTO games VALUES (1), (2)")
+    raw.close()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    folder = tmp_path / "backups"
+    folder.mkdir(mode=0o700)
+    name = "mafia-19700101-000000.sqlite3"
+    (folder / f".{name}.partial").symlink_to(victim)
+    out = io.StringIO()
+    assert backup(source, folder, out, now=0) == 0, out.getvalue()
+    assert victim.read_text() == "precious"
+    assert "2 games, 0 tournaments" in out.getvalue()
+    (folder / "next.sqlite3").symlink_to(victim)
+    assert backup(source, folder / "next.sqlite3", out) == 1
+    assert victim.read_text() == "precious" and "never overwrites" in out.getvalue()
+
+
+def test_a_backup_refuses_a_folder_that_others_may_write_in(tmp_path: Path) -> None:
+    source = tmp_path / "mafia.sqlite3"
+    sqlite3.connect(source).close()
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    out = io.StringIO()
+    assert backup(source, shared, out, now=0) == 1
+    assert "others may write in" in out.getvalue() and list(shared.iterdir()) == []
+    shared.chmod(0o1777)  # sticky, like /tmp: others cannot move our files there
+    assert backup(source, shared, out, now=0) == 0, out.getvalue()
