@@ -11,6 +11,7 @@ it is created readable by its owner only (0600). How to restore: README, "Backup
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sqlite3
 import stat
@@ -68,7 +69,7 @@ def backup(database: Path, target: Path | str, out: TextIO, now: float | None = 
         print(f"✗ the backup failed: {error}", file=out)
         return PROBLEM
     try:
-        os.link(partial, target)  # never over a file that appeared meanwhile
+        _place(partial, target)
     except OSError as error:
         print(f"✗ the backup failed: {error}", file=out)
         return PROBLEM
@@ -82,6 +83,20 @@ def backup(database: Path, target: Path | str, out: TextIO, now: float | None = 
         file=out,
     )
     return OK
+
+
+def _place(partial: Path, target: Path) -> None:
+    """Give the finished copy its name, never over a file that appeared meanwhile: a hard
+    link fails if the name is taken. A file system without hard links gets a rename after
+    one more look."""
+    try:
+        os.link(partial, target)
+    except OSError as error:
+        if error.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
+            raise
+        if target.exists() or target.is_symlink():
+            raise FileExistsError(errno.EEXIST, "exists already", str(target)) from error
+        os.rename(partial, target)
 
 
 def _open_to_others(folder: Path) -> bool:
