@@ -259,7 +259,7 @@ class GameService:
         # Lower-cased @username -> user id; touched with `_known_users`, so that the
         # username of every user still known there is still here.
         self._username_owners: LRU[str, int] = LRU(KEEP_PEOPLE)
-        self.updates = HandledUpdates(repos.processed)
+        self.updates = HandledUpdates(repos.processed, also_prune=[repos.outbox.prune])
         # Lobby posts with an edit under way: True if they changed again since it began
         # (handlers.lobby.refresh_lobby).
         self.stale_lobbies: dict[int, bool] = {}

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from typing import Any
 
@@ -33,9 +33,14 @@ PRUNE_EVERY = 1_000  # marks written between two prunings
 PRUNE_BATCH = 2 * PRUNE_EVERY
 
 
+# Another table's pruning, done with the marks' (the outbox's delivered messages).
+Pruner = Callable[..., Awaitable[int]]
+
+
 class HandledUpdates:
-    def __init__(self, processed: ProcessedRepository) -> None:
+    def __init__(self, processed: ProcessedRepository, also_prune: Sequence[Pruner] = ()) -> None:
         self._processed = processed
+        self._also_prune = tuple(also_prune)  # each called as prune(before=..., limit=...)
         self._first_new: int | None = None  # numbers from here on are this process's
         self._taken: OrderedDict[int, bool] = OrderedDict()  # update id -> mark stored
         self._marks_since_prune = PRUNE_EVERY  # the first finished update prunes at once
@@ -73,6 +78,8 @@ class HandledUpdates:
         if self._marks_since_prune >= PRUNE_EVERY:
             self._marks_since_prune = 0
             await self._processed.prune(before=now - KEEP_MARKS, limit=PRUNE_BATCH)
+            for prune in self._also_prune:
+                await prune(before=now - KEEP_MARKS, limit=PRUNE_BATCH)
 
 
 class ChatOrder:
@@ -118,9 +125,7 @@ class ChatOrder:
 class Turn:
     """One update's place in its chat's line (`ChatOrder`)."""
 
-    def __init__(
-        self, before: asyncio.Future[None] | None, done: Callable[[bool], None]
-    ) -> None:
+    def __init__(self, before: asyncio.Future[None] | None, done: Callable[[bool], None]) -> None:
         self._before = before
         self._done = done
         self.task: asyncio.Task[Any] | None = None

@@ -100,6 +100,20 @@ class OutboxRepository:
         # One trip, its own transaction: every message sent is ticked off.
         return await self._db.atomic(marking_sent(outbox_id, message_id=message_id, now=now))
 
+    async def prune(self, *, before: float, limit: int | None = None) -> int:
+        """Forget the messages delivered before `before` of games no longer running;
+        return how many. Nothing reads them again (a restart resends what is unsent and
+        recalls a running game's table message), and they would grow the file for ever.
+        `limit` caps the rows one call deletes, as for the update marks."""
+        cap = -1 if limit is None else limit  # SQLite: a negative LIMIT is none
+        async with self._db.transaction():
+            return await self._db.execute(
+                "DELETE FROM outbox WHERE outbox_id IN (SELECT o.outbox_id FROM outbox AS o "
+                "JOIN games AS g ON g.game_id = o.game_id WHERE o.sent_at IS NOT NULL "
+                "AND o.sent_at < ? AND g.status != 'running' LIMIT ?)",
+                (before, cap),
+            )
+
     async def unsent(self, game_id: int | None = None) -> list[OutboxMessage]:
         """Messages not yet delivered, in the order they were enqueued; of one game if given."""
         rows = await self._db.fetch_all(

@@ -67,3 +67,41 @@ async def test_payload_must_be_json(seeded: Repositories, game: Game) -> None:
         await seeded.outbox.enqueue(
             game_id=game.game_id, chat_id=CHAT, kind="seating", payload_json="{", now=T0
         )
+
+
+async def test_delivered_messages_of_games_no_longer_running_are_pruned(
+    seeded: Repositories, game: Game
+) -> None:
+    """Issue 25: the outbox stays bounded. What was delivered long ago for a game that is
+    over goes; a running game's messages (its table message is recalled after a restart)
+    and anything unsent stay."""
+    from bot.updates import PRUNE_EVERY, HandledUpdates
+    from storage import GameStatus
+
+    day = 24 * 3600.0
+    running = await seeded.games.create(
+        chat_id=OTHER_CHAT, host_user_id=HOST, settings_json="{}", now=T0
+    )
+    await seeded.games.set_status(running.game_id, GameStatus.RUNNING, now=T0)
+    await seeded.games.set_status(game.game_id, GameStatus.RUNNING, now=T0)
+    await seeded.games.set_status(game.game_id, GameStatus.OVER, now=T0)
+
+    async def message(game_id: int, sent: bool) -> OutboxMessage:
+        queued = await seeded.outbox.enqueue(
+            game_id=game_id, chat_id=CHAT, kind="post", payload_json="{}", now=T0
+        )
+        if sent:
+            await seeded.outbox.mark_sent(queued.outbox_id, message_id=1, now=T0)
+        return queued
+
+    old_over = [await message(game.game_id, sent=True) for _ in range(3)]
+    unsent = await message(game.game_id, sent=False)
+    kept_running = await message(running.game_id, sent=True)
+    handled = HandledUpdates(seeded.processed, also_prune=[seeded.outbox.prune])
+    for update_id in range(1, PRUNE_EVERY + 2):
+        assert await handled.take(update_id)
+        await handled.finish(update_id, now=T0 + 3 * day)
+    rows = await seeded.database.fetch_all("SELECT outbox_id FROM outbox ORDER BY outbox_id")
+    left = [row["outbox_id"] for row in rows]
+    assert left == [unsent.outbox_id, kept_running.outbox_id]
+    assert all(m.outbox_id not in left for m in old_over)
