@@ -258,6 +258,7 @@ async def run_bot(config: Config) -> None:
             if config.bot.mode == "webhook":
                 await _serve_webhook(app, config)
             else:
+                await _drop_leftover_webhook(bot)
                 await app.dispatcher.start_polling(bot)
     finally:
         if telling is not None:
@@ -269,6 +270,16 @@ async def run_bot(config: Config) -> None:
         timers.shutdown()
         await database.close()
         await bot.session.close()
+
+
+async def _drop_leftover_webhook(bot: Bot) -> None:
+    """A webhook still set from an earlier run in webhook mode makes Telegram refuse
+    every getUpdates (409 Conflict) for as long as it stays: polling would hear nothing.
+    Its pending updates are kept: polling gets them."""
+    info = await bot.get_webhook_info()
+    if info.url:
+        await bot.delete_webhook(drop_pending_updates=False)
+        log.warning("polling mode: the webhook %s left from webhook mode was deleted", info.url)
 
 
 async def _serve_webhook(app: App, config: Config) -> None:

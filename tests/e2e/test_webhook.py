@@ -278,3 +278,50 @@ async def test_run_bot_in_webhook_mode_listens_on_the_url_path_with_a_fresh_secr
             with contextlib.suppress(asyncio.CancelledError):
                 await running
             gc.unfreeze()  # run_bot froze the start-up heap: give this process's back
+
+
+async def test_polling_after_webhook_mode_deletes_the_leftover_webhook_and_hears(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A club that moves from webhook to polling mode: Telegram still has the webhook, and
+    getUpdates is refused with 409 for as long as it is set. The polling start deletes it
+    (and says so in the log), then hears its updates."""
+    async with Sandbox(local_mode=True) as sandbox:
+        async with aiohttp.ClientSession() as client:
+            answer = await client.post(
+                f"{sandbox.base_url}/bot{sandbox.token}/setWebhook",
+                data={"url": "https://mafia.example.org/telegram/updates"},
+            )
+            assert (await answer.json())["ok"]
+        config = Config.model_validate(
+            {
+                "bot": {
+                    "token": sandbox.token,
+                    "api_server": sandbox.base_url,
+                    "mode": "polling",
+                    "database": str(tmp_path / "mafia.sqlite3"),
+                }
+            }
+        )
+        caplog.set_level(logging.WARNING)
+        running = asyncio.create_task(run_bot(config))
+        try:
+            async with asyncio.timeout(20):
+                while not sandbox.calls("getUpdates", ok=True):
+                    assert not running.done(), running
+                    await asyncio.sleep(0.02)
+            assert sandbox.calls("deleteWebhook", ok=True)
+            anna = sandbox.add_user("Anna")
+            await anna.start_bot()
+            async with asyncio.timeout(20):
+                while not anna.inbox():
+                    await asyncio.sleep(0.02)
+            assert anna.inbox()[-1].from_bot
+            assert not sandbox.calls("getUpdates", ok=False)  # never a 409 conflict
+            said = [r.getMessage() for r in caplog.records]
+            assert any("mafia.example.org" in m and "deleted" in m for m in said), said
+        finally:
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
+            gc.unfreeze()
