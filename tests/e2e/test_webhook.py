@@ -315,6 +315,7 @@ async def test_polling_after_webhook_mode_deletes_the_leftover_webhook_and_hears
             await anna.start_bot()
             async with asyncio.timeout(20):
                 while not anna.inbox():
+                    assert not running.done(), running
                     await asyncio.sleep(0.02)
             assert anna.inbox()[-1].from_bot
             assert not sandbox.calls("getUpdates", ok=False)  # never a 409 conflict
