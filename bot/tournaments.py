@@ -46,6 +46,7 @@ from bot.tournament.settings import (
 )
 from bot.tournament.standings import Adjustment, StandingsRow, sheets_csv, standings, standings_csv
 from bot.tournament.stats import PlayerStats, everyone, player_stats, scored_rows, stats_csv
+from bot.tournament.tours import absent
 from storage.games import Game, GameStatus
 from storage.nicks import nick_key
 from storage.tournaments import PlayerStatus, Tournament, TournamentPlayer, TournamentStatus
@@ -365,9 +366,12 @@ class TournamentService:
         """The Host's /newgame in a bound chat: a lobby whose roster is the group (T1)."""
         tournament = await self.repos.tournaments.get(group.tournament_id)
         assert tournament is not None
-        settings = self.settings(tournament).game
+        scheme = self.settings(tournament)
         size = len(group.players)
-        game_settings = replace(settings, min_players=size, max_players=size)
+        # T1: the table begins with any count its group bounds allow, a no-show or two
+        # short of its roster; the game scheme has a roles entry for each such count.
+        low = min(size, max(scheme.group_min, scheme.game.min_players))
+        game_settings = replace(scheme.game, min_players=low, max_players=size)
         async with self.repos.database.transaction():  # no lobby without its group
             game = await self.repos.games.create(
                 chat_id=chat_id,
@@ -446,6 +450,9 @@ class TournamentService:
         tournament = await self.repos.tournaments.get(game.tournament_id)
         assert tournament is not None
         group = await self.repos.tours.group_of_game(game.game_id)
+        dealt = await self.games.state(game.game_id)
+        seated = {st.user_id for st in dealt.seats.values()} if dealt is not None else set()
+        missing = absent(group.players, seated) if group is not None else []
         return protocol_sheet(
             entries,
             host=host,
@@ -456,6 +463,7 @@ class TournamentService:
             signed_by=signer,
             signed_at=game.signed_at,
             corrections=corrections,
+            absent=[await self._name(game.tournament_id, u) for u in missing],
         )
 
     async def _name(self, tournament_id: int | None, user_id: int) -> str:
