@@ -149,10 +149,15 @@ class TourRepository:
         )
 
     async def group_of_chat(self, chat_id: int) -> TourGroup | None:
-        """The newest group bound to the chat that has no finished game yet."""
+        """The newest group bound to the chat that has no finished game yet.
+
+        A stopped game (aborted) did not finish the table: its next /newgame is the same
+        table again, not a casual game in a tournament's chat.
+        """
         row = await self._db.fetch_one(
             "SELECT g.* FROM tour_groups g LEFT JOIN games x ON x.game_id = g.game_id "
-            "WHERE g.chat_id = ? AND (g.game_id IS NULL OR x.status IN ('lobby', 'running')) "
+            "WHERE g.chat_id = ? "
+            "AND (g.game_id IS NULL OR x.status IN ('lobby', 'running', 'aborted')) "
             "ORDER BY g.tour DESC LIMIT 1",
             (chat_id,),
         )

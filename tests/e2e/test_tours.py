@@ -237,3 +237,22 @@ async def test_T3_a_finished_tournaments_sheet_is_not_signed_afterwards() -> Non
         game = await repos.games.get(game_id)
         assert game is not None and game.signed_by is None
 
+
+@pytest.mark.rule("T1")
+async def test_T1_a_stopped_table_opens_again_as_the_same_table() -> None:
+    async with open_table(12, seed=28, lang="en") as table:
+        repos = table.app.service.repos
+        await register_all(table, table.people)
+        await judge_says(table, "/groups confirm")
+        chat = await open_lobby(table, "T1R1G1", present=3)
+        await table.host.send(chat, "/stop")
+        await table.settle()
+        assert "stopped" in await judge_says(table, "/tour")
+        await table.host.send(chat, "/newgame")
+        await table.settle()
+        game = await table.app.service.active_game(chat.id)
+        assert game is not None and game.tournament_id == 1
+        [group] = await repos.tours.groups(1, 1)
+        assert group.game_id == game.game_id
+        assert "lobby: 0 of 12" in await judge_says(table, "/tour")
+        table.sandbox.assert_no_bot_errors()
