@@ -666,9 +666,7 @@ async def finish(
         tournament = await tournaments.judged_by(judge)
         if confirm == "reopen":
             await tournaments.reopen(tournament, judge)
-            await message.answer(
-                service.t(lang, "finish.reopened", name=escape(tournament.name))
-            )
+            await message.answer(service.t(lang, "finish.reopened", name=escape(tournament.name)))
             return
         await tournaments.check_finishable(tournament)
         if confirm is None:

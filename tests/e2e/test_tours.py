@@ -152,6 +152,7 @@ async def test_the_judge_sees_the_current_tour_at_a_glance() -> None:
         table.sandbox.assert_no_bot_errors()
 
 
+@pytest.mark.heavy(35)
 @pytest.mark.rule("T1")
 async def test_T1_a_thirteen_player_table_begins_with_twelve_present() -> None:
     async with open_table(13, seed=25, lang="en") as table:
@@ -173,6 +174,7 @@ async def test_T1_a_thirteen_player_table_begins_with_twelve_present() -> None:
         table.sandbox.assert_no_bot_errors()
 
 
+@pytest.mark.heavy(30)
 @pytest.mark.rule("T5")
 async def test_T5_finish_waits_for_every_table_then_closes_the_tournament() -> None:
     async with open_table(12, seed=26, lang="en") as table:
@@ -195,8 +197,10 @@ async def test_T5_finish_waits_for_every_table_then_closes_the_tournament() -> N
         assert "already finished" in again, again
         for person in table.people:
             assert sum("Top three" in m.content for m in person.inbox()) == 1
-        before = {r.user_id: r.total_tenths for r in await service.standings(
-            await service.judged_by(table.host.id))}
+        before = {
+            r.user_id: r.total_tenths
+            for r in await service.standings(await service.judged_by(table.host.id))
+        }
         nick = (await service.nicks(1))[table.people[0].id]
         for command in (
             f'/adjust "{nick}" 1 late',
@@ -222,6 +226,7 @@ async def test_T5_finish_waits_for_every_table_then_closes_the_tournament() -> N
         table.sandbox.assert_no_bot_errors()
 
 
+@pytest.mark.heavy(20)
 @pytest.mark.rule("T3")
 async def test_T3_a_finished_tournaments_sheet_is_not_signed_afterwards() -> None:
     async with open_table(12, seed=27, lang="en") as table:
