@@ -389,7 +389,10 @@ class TournamentService:
             lines.append(line)
             missing = table.not_joined
             if missing:
-                key = "tours.not_marked" if table.state is TableState.LOBBY else "tours.absent"
+                key = {
+                    TableState.LOBBY: "tours.not_marked",
+                    TableState.BOUND: "tours.not_in_chat",
+                }.get(table.state, "tours.absent")
                 names = ", ".join(escape(nicks.get(u, str(u))) for u in missing)
                 lines.append(t(lang, key, names=names))
         return "\n".join(lines)

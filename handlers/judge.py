@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from dataclasses import replace
 
 from aiogram import Bot, F, Router
 from aiogram.exceptions import TelegramBadRequest
@@ -29,7 +30,7 @@ from bot.sheet_view import points as as_points
 from bot.tournament.scoring import format_tenths
 from bot.tournament.standings import StandingsRow, top_three
 from bot.tournament.stats import PlayerStats, Tally
-from bot.tournament.tours import begun, unfinished
+from bot.tournament.tours import TableState, begun, unfinished
 from bot.tournaments import TablesUnfinished, TournamentError, TournamentService, words_of
 from bot.web import PageLinks
 from handlers.args import (
@@ -50,7 +51,7 @@ from handlers.args import (
     takes,
 )
 from handlers.filters import IN_GROUP, IN_PRIVATE
-from handlers.lobby import missing_rights, refresh_lobby
+from handlers.lobby import is_member, missing_rights, refresh_lobby
 from storage.games import GameStatus
 from storage.tournaments import Tournament, TournamentPlayer, TournamentStatus
 
@@ -260,7 +261,7 @@ async def _refuse_tables(
 
 
 async def tour(
-    message: Message, service: GameService, tournaments: TournamentService, lang: str
+    message: Message, bot: Bot, service: GameService, tournaments: TournamentService, lang: str
 ) -> None:
     """`/tour`: the current tour at a glance, for its Judge: each table's code, chat, Host
     and state, and who has not come."""
@@ -276,6 +277,12 @@ async def tour(
         await message.answer(service.t(lang, "tours.none", name=escape(tournament.name)))
         return
     tables = await tournaments.tables(tid, current)
+    for i, table in enumerate(tables):
+        if table.state is TableState.BOUND and table.chat_id is not None:
+            # Who came into the chat by the invitation: Telegram's word, asked per player.
+            chat_id = table.chat_id
+            joined = [u for u in table.players if await is_member(bot, chat_id, u)]
+            tables[i] = replace(table, in_chat=frozenset(joined))
     done = len(tables) - len(unfinished(tables))
     if tournament.status is TournamentStatus.FINISHED:
         hint = "tours.hint_finished"

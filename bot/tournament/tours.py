@@ -53,10 +53,14 @@ class Table:
     host_user_id: int | None = None
     game_id: int | None = None
     present: frozenset[int] = frozenset()  # who marked in at the lobby
+    in_chat: frozenset[int] | None = None  # a bound table's roster in its chat (None: unasked)
 
     @property
     def not_joined(self) -> tuple[int, ...]:
-        """The roster's players not (yet) in the lobby; at a dealt table, who did not come."""
+        """The roster's players not (yet) in the lobby; at a dealt table, who did not come;
+        at a bound table with no game yet, who has not come into its chat (if asked)."""
+        if self.state is TableState.BOUND and self.in_chat is not None:
+            return tuple(p for p in self.players if p not in self.in_chat)
         if self.state in (TableState.UNBOUND, TableState.BOUND, TableState.STOPPED):
             return ()
         return tuple(p for p in self.players if p not in self.present)

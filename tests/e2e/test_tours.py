@@ -261,3 +261,25 @@ async def test_T1_a_stopped_table_opens_again_as_the_same_table() -> None:
         assert group.game_id == game.game_id
         assert "lobby: 0 of 12" in await judge_says(table, "/tour")
         table.sandbox.assert_no_bot_errors()
+
+
+async def test_tour_names_who_has_not_come_into_a_bound_tables_chat() -> None:
+    async with open_table(12, seed=29, lang="en") as table:
+        await register_all(table, table.people)
+        await judge_says(table, "/groups confirm")
+        chat = table.sandbox.add_supergroup("Late table", owner=table.host)
+        chat.promote_bot(by=table.host, **RIGHTS)
+        await say(table, table.host, chat, "/bind T1R1G1")
+        came, late = table.people[:5], table.people[5:]
+        for person in came:
+            url = INVITE.search(person.inbox()[-1].content)
+            assert url is not None
+            await person.join_by_link(url.group(0))
+        await table.settle()
+        nicks = await table.app.dispatcher["tournaments"].nicks(1)
+        shown = await judge_says(table, "/tour")
+        assert "bound, no game opened" in shown, shown
+        missing = shown.split("not in the chat yet:")[1]
+        assert all(nicks[p.id] in missing for p in late)
+        assert not any(nicks[p.id] in missing for p in came)
+        table.sandbox.assert_no_bot_errors()
