@@ -152,7 +152,7 @@ async def test_the_judge_sees_the_current_tour_at_a_glance() -> None:
         table.sandbox.assert_no_bot_errors()
 
 
-@pytest.mark.heavy(35)
+@pytest.mark.heavy(10)
 @pytest.mark.rule("T1")
 async def test_T1_a_thirteen_player_table_begins_with_twelve_present() -> None:
     async with open_table(13, seed=25, lang="en") as table:
@@ -174,7 +174,7 @@ async def test_T1_a_thirteen_player_table_begins_with_twelve_present() -> None:
         table.sandbox.assert_no_bot_errors()
 
 
-@pytest.mark.heavy(30)
+@pytest.mark.heavy(8)
 @pytest.mark.rule("T5")
 async def test_T5_finish_waits_for_every_table_then_closes_the_tournament() -> None:
     async with open_table(12, seed=26, lang="en") as table:
@@ -226,7 +226,7 @@ async def test_T5_finish_waits_for_every_table_then_closes_the_tournament() -> N
         table.sandbox.assert_no_bot_errors()
 
 
-@pytest.mark.heavy(20)
+@pytest.mark.heavy(8)
 @pytest.mark.rule("T3")
 async def test_T3_a_finished_tournaments_sheet_is_not_signed_afterwards() -> None:
     async with open_table(12, seed=27, lang="en") as table:
