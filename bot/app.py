@@ -85,6 +85,7 @@ PRIVATE_COMMANDS = (
     "tournament",
     "settings",
     "groups",
+    "tour",
     "standings",
     "stats",
     "sheet",

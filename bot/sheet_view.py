@@ -118,6 +118,8 @@ def sheet_message(t: Texts, lang: str, doc: ProtocolSheet, timezone: str) -> str
         for c in doc.corrections
     ) or t(lang, "sheet.no_changes")
     per_win = "\n" + _per_win(t, lang, doc) if doc.per_win is not None else ""
+    if doc.absent:
+        lines.append(t(lang, "sheet.absent", names=", ".join(escape(n) for n in doc.absent)))
     return t(
         lang,
         "sheet.message",
@@ -191,7 +193,12 @@ def sheet_html(t: Texts, lang: str, doc: ProtocolSheet, timezone: str) -> str:
         f"<p>{t(lang, 'sheet.times', start=head['start'], end=head['end'])}</p>"
         f"<p>{t(lang, 'sheet.host', host=head['host'])}</p>"
         f"<table><thead><tr>{header}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-        f'<p class="winner">{head["winner"]}</p>'
+        + (
+            f"<p>{t(lang, 'sheet.absent', names=', '.join(escape(n) for n in doc.absent))}</p>"
+            if doc.absent
+            else ""
+        )
+        + f'<p class="winner">{head["winner"]}</p>'
         + (f"<p>{e(_per_win(t, lang, doc))}</p>" if doc.per_win is not None else "")
         + f"<h2>{e(t(lang, 'sheet.corrections'))}</h2>"
         + (f"<ul>{corrections}</ul>" if corrections else f"<p>{e(t(lang, 'sheet.no_changes'))}</p>")

@@ -46,6 +46,15 @@ from bot.tournament.settings import (
 )
 from bot.tournament.standings import Adjustment, StandingsRow, sheets_csv, standings, standings_csv
 from bot.tournament.stats import PlayerStats, everyone, player_stats, scored_rows, stats_csv
+from bot.tournament.tours import (
+    Table,
+    TableState,
+    absent,
+    begun,
+    redraw_seed,
+    table_state,
+    unfinished,
+)
 from storage.games import Game, GameStatus
 from storage.nicks import nick_key
 from storage.tournaments import PlayerStatus, Tournament, TournamentPlayer, TournamentStatus
@@ -62,6 +71,14 @@ class TournamentError(Exception):
         super().__init__(key)
         self.key = key
         self.values = values
+
+
+class TablesUnfinished(TournamentError):
+    """A tour (or the tournament) cannot go on: `tables` are what keeps it, by state."""
+
+    def __init__(self, key: str, tables: list[Table], **values: object) -> None:
+        super().__init__(key, **values)
+        self.tables = tables
 
 
 @dataclass(frozen=True)
@@ -257,6 +274,7 @@ class TournamentService:
         self, tournament: Tournament, name: str, value: str, override: bool
     ) -> list[SettingChange]:
         """Change one setting; returns what changed, already announced to every player."""
+        self.check_open(tournament)
         old = self.settings(tournament)
         started = await self.repos.tours.last_tour(tournament.tournament_id) > 0
         if started and not override:
@@ -305,10 +323,147 @@ class TournamentService:
         ]
         history = [frozenset(g.players) for g in await self.repos.tours.groups(tid)]
         # The draw behind the split is made from the tournament and tour, so the Judge
-        # sees the same proposal when confirming it.
-        return tour, split(players, self.settings(tournament), history, seed=f"{tid}:{tour}")
+        # sees the same proposal when confirming it; a redrawn tour is drawn anew.
+        draws = sum(
+            e.tour == tour and e.kind in ("cancelled", "redrawn")
+            for e in await self.repos.tours.journal(tid)
+        )
+        seed = redraw_seed(tid, tour, draws)
+        return tour, split(players, self.settings(tournament), history, seed=seed)
 
-    async def confirm(self, tournament: Tournament) -> tuple[int, list[TourGroup]]:
+    def check_open(self, tournament: Tournament) -> None:
+        """T5: a finished tournament's final table stays as announced until it is reopened."""
+        if tournament.status is TournamentStatus.FINISHED:
+            raise TournamentError("tournament.finished", name=escape(tournament.name))
+
+    async def tables(self, tournament_id: int, tour: int | None = None) -> list[Table]:
+        """The tables of a tour (all tours: None), each with its state and who is in."""
+        found = []
+        for group in await self.repos.tours.groups(tournament_id, tour):
+            game = await self.repos.games.get(group.game_id) if group.game_id else None
+            status = None if game is None else game.status.value
+            signed = game is not None and game.signed_by is not None
+            state = table_state(group.chat_id is not None, status, signed)
+            present: frozenset[int] = frozenset()
+            if game is not None and state is TableState.LOBBY:
+                present = frozenset(p.user_id for p in await self.repos.lobby.players(game.game_id))
+            elif game is not None and state is not TableState.STOPPED:
+                dealt = await self.games.state(game.game_id)
+                seats = dealt.seats.values() if dealt is not None else ()
+                present = frozenset(st.user_id for st in seats)
+            found.append(
+                Table(
+                    code=group.code,
+                    tour=group.tour,
+                    players=group.players,
+                    state=state,
+                    chat_id=group.chat_id,
+                    host_user_id=group.host_user_id,
+                    game_id=group.game_id,
+                    present=present,
+                )
+            )
+        return found
+
+    async def tables_text(self, tournament_id: int, tables: list[Table], lang: str) -> str:
+        """The tables for the Judge, a line each: code, chat, Host, state, who is missing."""
+        t = self.games.t
+        nicks = await self.nicks(tournament_id)
+        lines = []
+        for table in tables:
+            chat = await self.repos.chats.get(table.chat_id) if table.chat_id else None
+            where = escape(chat.title or "") if chat and chat.title else t(lang, "tours.no_chat")
+            host = (
+                escape(await self._name(tournament_id, table.host_user_id))
+                if table.host_user_id is not None
+                else t(lang, "tours.no_host")
+            )
+            state = t(
+                lang,
+                f"tours.state_{table.state.value}",
+                game=table.game_id or "—",
+                present=len(table.present),
+                total=len(table.players),
+            )
+            line = t(lang, "tours.table", code=table.code, chat=where, host=host, state=state)
+            lines.append(line)
+            missing = table.not_joined
+            if missing:
+                key = {
+                    TableState.LOBBY: "tours.not_marked",
+                    TableState.BOUND: "tours.not_in_chat",
+                }.get(table.state, "tours.absent")
+                names = ", ".join(escape(nicks.get(u, str(u))) for u in missing)
+                lines.append(t(lang, key, names=names))
+        return "\n".join(lines)
+
+    async def confirm(
+        self, tournament: Tournament, judge_id: int, override: bool = False
+    ) -> tuple[int, list[TourGroup]]:
+        """`/groups confirm`: the next tour, once the current one is complete (T1, T3).
+
+        A tour is confirmed once: while a table of the current tour is unplayed or its sheet
+        unsigned, the next is refused with those tables, unless the Judge overrides it
+        (which the journal keeps, with the tables left open).
+        """
+        self.check_open(tournament)
+        tid = tournament.tournament_id
+        current = await self.repos.tours.last_tour(tid)
+        open_tables = unfinished(await self.tables(tid, current)) if current else []
+        if open_tables and not override:
+            raise TablesUnfinished("groups.open", open_tables, tour=current)
+        made = await self._confirm(tournament)
+        if open_tables:
+            detail = ", ".join(f"{t.code}: {t.state.value}" for t in open_tables)
+            await self.repos.tours.note(
+                tid, made[0], "forced", judge_id, detail=detail, now=self.games.clock.now()
+            )
+        return made
+
+    async def cancel(self, tournament: Tournament, judge_id: int, redraw: bool) -> int:
+        """`/groups cancel|redraw`: the current tour's seating is void while no game of it
+        has been dealt; an open lobby closes, and whoever was told of a table hears it is
+        no more. Returns the tour."""
+        self.check_open(tournament)
+        tid = tournament.tournament_id
+        tour = await self.repos.tours.last_tour(tid)
+        if tour == 0:
+            raise TournamentError("groups.no_tour")
+        tables = await self.tables(tid, tour)
+        if begun(tables):
+            raise TablesUnfinished("groups.begun", tables, tour=tour)
+        for table in tables:
+            if table.state is TableState.LOBBY and table.game_id is not None:
+                lobby = await self.repos.games.get(table.game_id)
+                if lobby is not None and not await self.games.stop_lobby(lobby):
+                    # Dealt in the meantime: the tour has begun after all.
+                    raise TablesUnfinished("groups.begun", await self.tables(tid, tour), tour=tour)
+        async with self.repos.database.transaction():
+            await self.repos.tours.drop_tour(tid, tour)
+            kind = "redrawn" if redraw else "cancelled"
+            await self.repos.tours.note(tid, tour, kind, judge_id, now=self.games.clock.now())
+        posts = []
+        for table in tables:
+            if table.chat_id is None:
+                continue  # nobody was invited to it yet
+            lang = await self.games.chat_lang(table.chat_id)
+            text = self.games.t(lang, "groups.void_chat", tour=tour, code=table.code)
+            posts.append(Post(table.chat_id, text))
+            for user_id in table.players:
+                lang = await self.games.user_lang(user_id)
+                text = self.games.t(
+                    lang, "groups.void_player", tour=tour, name=escape(tournament.name)
+                )
+                posts.append(Post(user_id, text))
+        await self.games.sender.deliver(0, posts)
+        return tour
+
+    async def redraw(self, tournament: Tournament, judge_id: int) -> tuple[int, list[TourGroup]]:
+        """The current tour cancelled and drawn anew from its next seed."""
+        await self.cancel(tournament, judge_id, redraw=True)
+        return await self._confirm(tournament)
+
+    async def _confirm(self, tournament: Tournament) -> tuple[int, list[TourGroup]]:
         tour, proposal = await self.propose(tournament)
         if not proposal.groups:
             raise TournamentError("groups.none")
@@ -365,9 +520,12 @@ class TournamentService:
         """The Host's /newgame in a bound chat: a lobby whose roster is the group (T1)."""
         tournament = await self.repos.tournaments.get(group.tournament_id)
         assert tournament is not None
-        settings = self.settings(tournament).game
+        scheme = self.settings(tournament)
         size = len(group.players)
-        game_settings = replace(settings, min_players=size, max_players=size)
+        # T1: the table begins with any count its group bounds allow, a no-show or two
+        # short of its roster; the game scheme has a roles entry for each such count.
+        low = min(size, max(scheme.group_min, scheme.game.min_players))
+        game_settings = replace(scheme.game, min_players=low, max_players=size)
         async with self.repos.database.transaction():  # no lobby without its group
             game = await self.repos.games.create(
                 chat_id=chat_id,
@@ -446,6 +604,9 @@ class TournamentService:
         tournament = await self.repos.tournaments.get(game.tournament_id)
         assert tournament is not None
         group = await self.repos.tours.group_of_game(game.game_id)
+        dealt = await self.games.state(game.game_id)
+        seated = {st.user_id for st in dealt.seats.values()} if dealt is not None else set()
+        missing = absent(group.players, seated) if group is not None else []
         return protocol_sheet(
             entries,
             host=host,
@@ -456,6 +617,7 @@ class TournamentService:
             signed_by=signer,
             signed_at=game.signed_at,
             corrections=corrections,
+            absent=[await self._name(game.tournament_id, u) for u in missing],
         )
 
     async def _name(self, tournament_id: int | None, user_id: int) -> str:
@@ -512,6 +674,7 @@ class TournamentService:
         assert tournament is not None
         if tournament.judge_user_id != judge_id:
             raise TournamentError("tournament.judge_only")
+        self.check_open(tournament)
         await self.repos.tours.change_sheet(
             game_id, judge_id, change, reason, now=self.games.clock.now()
         )
@@ -681,10 +844,33 @@ class TournamentService:
         over = game.status in (GameStatus.OVER, GameStatus.ABORTED)
         return json.dumps(public_entries(entries, game_over=over), ensure_ascii=False, indent=1)
 
-    async def finish(self, tournament: Tournament) -> list[StandingsRow]:
+    async def check_finishable(self, tournament: Tournament) -> None:
+        """T5: `/finish` waits for every table of every confirmed tour, played and signed."""
+        if tournament.status is TournamentStatus.FINISHED:
+            raise TournamentError("finish.already", name=escape(tournament.name))
+        open_tables = unfinished(await self.tables(tournament.tournament_id))
+        if open_tables:
+            raise TablesUnfinished("finish.unfinished", open_tables)
+
+    async def finish(self, tournament: Tournament, judge_id: int) -> list[StandingsRow]:
+        """The final table; the tournament is closed once, so it is announced once."""
+        await self.check_finishable(tournament)
         rows = await self.standings(tournament)
-        await self.repos.tournaments.set_status(tournament.tournament_id, TournamentStatus.FINISHED)
+        tid = tournament.tournament_id
+        async with self.repos.database.transaction():
+            if not await self.repos.tournaments.move_status(tid, TournamentStatus.FINISHED):
+                raise TournamentError("finish.already", name=escape(tournament.name))
+            await self.repos.tours.note(tid, None, "finished", judge_id, now=self.games.clock.now())
         return rows
+
+    async def reopen(self, tournament: Tournament, judge_id: int) -> None:
+        """The Judge reopens a finished tournament: recorded, and every player is told."""
+        tid = tournament.tournament_id
+        async with self.repos.database.transaction():
+            if not await self.repos.tournaments.move_status(tid, TournamentStatus.RUNNING):
+                raise TournamentError("finish.not_finished", name=escape(tournament.name))
+            await self.repos.tours.note(tid, None, "reopened", judge_id, now=self.games.clock.now())
+        await self._tell_players(tournament, "finish.reopened_told", name=escape(tournament.name))
 
 
 _WORD = re.compile(r'"([^"]*)"|«([^»]*)»|(\S+)')

@@ -53,7 +53,7 @@ log = logging.getLogger(__name__)
 # Commands that work only in the bot's private chat (the tournament's).
 PRIVATE_ONLY = (
     *("nick", "tournament", "settings", "groups", "standings", "sheet", "fix", "adjust"),
-    *("finish", "export", "protocol", "replace", "unban"),
+    *("finish", "export", "protocol", "replace", "unban", "tour"),
 )
 
 # What a person can say or show; service messages (joins, pins) are left alone.

@@ -28,6 +28,7 @@ from bot.tournaments import TournamentService
 from handlers.args import SEAT, SECONDS, USERNAME, Arg, Word, takes
 from handlers.filters import IN_GROUP
 from storage.games import GameStatus
+from storage.tournaments import TournamentStatus
 
 HOST_COMMANDS = ("begin", "pause", "resume", "skip", "extend", "warn", "remove", "stop", "host")
 
@@ -368,6 +369,10 @@ async def sign(
         GameStatus.RUNNING: "over.not_over",
         GameStatus.ABORTED: "over.no_sheet",
     }.get(game.status)
+    if refusal is None and game.tournament_id is not None:
+        tournament = await service.repos.tournaments.get(game.tournament_id)
+        if tournament is not None and tournament.status is TournamentStatus.FINISHED:
+            refusal = "over.tournament_finished"  # T5: the final table is closed
     if refusal is None and not await service.sign(
         game, query.from_user.id, query.from_user.first_name
     ):

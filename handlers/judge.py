@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from dataclasses import replace
 
 from aiogram import Bot, F, Router
 from aiogram.exceptions import TelegramBadRequest
@@ -29,7 +30,8 @@ from bot.sheet_view import points as as_points
 from bot.tournament.scoring import format_tenths
 from bot.tournament.standings import StandingsRow, top_three
 from bot.tournament.stats import PlayerStats, Tally
-from bot.tournaments import TournamentError, TournamentService, words_of
+from bot.tournament.tours import TableState, begun, unfinished
+from bot.tournaments import TablesUnfinished, TournamentError, TournamentService, words_of
 from bot.web import PageLinks
 from handlers.args import (
     GAME,
@@ -49,7 +51,7 @@ from handlers.args import (
     takes,
 )
 from handlers.filters import IN_GROUP, IN_PRIVATE
-from handlers.lobby import missing_rights, refresh_lobby
+from handlers.lobby import is_member, missing_rights, refresh_lobby
 from storage.games import GameStatus
 from storage.tournaments import Tournament, TournamentPlayer, TournamentStatus
 
@@ -174,29 +176,53 @@ async def settings(
     )
 
 
-@takes("groups.usage", (), (Arg("confirm", Word(("confirm",))),))
+@takes(
+    "groups.usage",
+    (),
+    (
+        Arg("action", Word(("confirm", "cancel", "redraw"))),
+        Arg("override", Word(("override",)), optional=True),
+    ),
+)
 async def groups(
     message: Message,
     service: GameService,
     tournaments: TournamentService,
     lang: str,
-    confirm: str | None = None,
+    action: str | None = None,
+    override: str | None = None,
 ) -> None:
-    """`/groups` proposes the next tour's split (T1); `/groups confirm` makes it so."""
+    """`/groups` proposes the next tour's split (T1); `/groups confirm` makes it so, once
+    the current tour is complete (`override`: anyway); `/groups cancel|redraw` undoes a
+    tour none of whose games has begun."""
     assert message.from_user is not None
+    judge = message.from_user.id
     try:
-        tournament = await tournaments.judged_by(message.from_user.id)
+        tournament = await tournaments.judged_by(judge)
+        tournaments.check_open(tournament)
         nicks = await tournaments.nicks(tournament.tournament_id)
-        if confirm is not None:
-            tour, made = await tournaments.confirm(tournament)
+        if action == "cancel":
+            tour = await tournaments.cancel(tournament, judge, redraw=False)
+            await message.answer(service.t(lang, "groups.cancelled", tour=tour))
+            return
+        if action is not None:
+            if action == "redraw":
+                tour, made = await tournaments.redraw(tournament, judge)
+                key = "groups.redrawn"
+            else:
+                tour, made = await tournaments.confirm(tournament, judge, override is not None)
+                key = "groups.confirmed"
             listing = "\n\n".join(
                 f"<b>{g.code}</b> ({len(g.players)}): "
                 + ", ".join(escape(nicks.get(u, str(u))) for u in g.players)
                 for g in made
             )
-            await message.answer(service.t(lang, "groups.confirmed", tour=tour, groups=listing))
+            await message.answer(service.t(lang, key, tour=tour, groups=listing))
             return
         tour, proposal = await tournaments.propose(tournament)
+    except TablesUnfinished as error:
+        await _refuse_tables(message, service, tournaments, lang, error, judge)
+        return
     except TournamentError as error:
         await _refuse(message, service, lang, error)
         return
@@ -217,6 +243,67 @@ async def groups(
             count=len(proposal.groups) and sum(proposal.sizes),
             total=sum(proposal.sizes) + len(proposal.reserves),
         )
+    )
+
+
+async def _refuse_tables(
+    message: Message,
+    service: GameService,
+    tournaments: TournamentService,
+    lang: str,
+    error: TablesUnfinished,
+    judge: int,
+) -> None:
+    """A refusal that names the tables in the way, each with its state."""
+    tournament = await tournaments.judged_by(judge)
+    tables = await tournaments.tables_text(tournament.tournament_id, error.tables, lang)
+    await message.answer(service.t(lang, error.key, tables=tables, **error.values))
+
+
+async def tour(
+    message: Message, bot: Bot, service: GameService, tournaments: TournamentService, lang: str
+) -> None:
+    """`/tour`: the current tour at a glance, for its Judge: each table's code, chat, Host
+    and state, and who has not come."""
+    assert message.from_user is not None
+    try:
+        tournament = await tournaments.judged_by(message.from_user.id)
+    except TournamentError as error:
+        await _refuse(message, service, lang, error)
+        return
+    tid = tournament.tournament_id
+    current = await service.repos.tours.last_tour(tid)
+    if current == 0:
+        await message.answer(service.t(lang, "tours.none", name=escape(tournament.name)))
+        return
+    tables = await tournaments.tables(tid, current)
+    for i, table in enumerate(tables):
+        if table.state is TableState.BOUND and table.chat_id is not None:
+            # Who came into the chat by the invitation: Telegram's word, asked per player.
+            chat_id = table.chat_id
+            joined = [u for u in table.players if await is_member(bot, chat_id, u)]
+            tables[i] = replace(table, in_chat=frozenset(joined))
+    done = len(tables) - len(unfinished(tables))
+    if tournament.status is TournamentStatus.FINISHED:
+        hint = "tours.hint_finished"
+    elif done == len(tables):
+        hint = "tours.hint_done"
+    elif not begun(tables):
+        hint = "tours.hint_not_begun"
+    else:
+        hint = "tours.hint_open"
+    await message.answer(
+        service.t(
+            lang,
+            "tours.text",
+            name=escape(tournament.name),
+            tour=current,
+            count=len(tables),
+            done=done,
+            tables=await tournaments.tables_text(tid, tables, lang),
+        )
+        + "\n\n"
+        + service.t(lang, hint)
     )
 
 
@@ -539,6 +626,7 @@ async def adjust(
     parts = words_of(words)
     try:
         tournament = await tournaments.judged_by(message.from_user.id)
+        tournaments.check_open(tournament)
         if not any(fits(POINTS, word) for word in parts[1:-1]):
             raise TournamentError("adjust.usage")  # no reading has points and a reason
         [player], after = await tournaments.players_by_nicks(
@@ -564,7 +652,7 @@ async def adjust(
     )
 
 
-@takes("finish.usage", (), (Arg("confirm", Word(("confirm",))),))
+@takes("finish.usage", (), (Arg("confirm", Word(("confirm", "reopen"))),))
 async def finish(
     message: Message,
     service: GameService,
@@ -574,22 +662,32 @@ async def finish(
 ) -> None:
     """`/finish`: the final table, and the top three to every participant.
 
-    When players share a place in the top three (T5), nothing is finished yet: the
-    Judge is told, decides (7.1) with /adjust, or ends with shared places by
-    `/finish confirm`.
+    Not while a table of a confirmed tour is unplayed or its sheet unsigned (the Judge is
+    told which). When players share a place in the top three (T5), nothing is finished
+    yet: the Judge is told, decides (7.1) with /adjust, or ends with shared places by
+    `/finish confirm`. A finished tournament is closed; `/finish reopen` opens it again.
     """
     assert message.from_user is not None
+    judge = message.from_user.id
     try:
-        tournament = await tournaments.judged_by(message.from_user.id)
+        tournament = await tournaments.judged_by(judge)
+        if confirm == "reopen":
+            await tournaments.reopen(tournament, judge)
+            await message.answer(service.t(lang, "finish.reopened", name=escape(tournament.name)))
+            return
+        await tournaments.check_finishable(tournament)
+        if confirm is None:
+            shared = _inseparable(lang, await tournaments.standings(tournament))
+            if shared:
+                await message.answer(service.t(lang, "finish.tied", places="\n".join(shared)))
+                return
+        rows = await tournaments.finish(tournament, judge)
+    except TablesUnfinished as error:
+        await _refuse_tables(message, service, tournaments, lang, error, judge)
+        return
     except TournamentError as error:
         await _refuse(message, service, lang, error)
         return
-    if confirm is None:
-        shared = _inseparable(lang, await tournaments.standings(tournament))
-        if shared:
-            await message.answer(service.t(lang, "finish.tied", places="\n".join(shared)))
-            return
-    rows = await tournaments.finish(tournament)
 
     posts = []
     for player in await service.repos.tournaments.players(tournament.tournament_id):
@@ -727,6 +825,7 @@ async def replace_player(
     nicks = words_of(words)
     try:
         tournament = await tournaments.judged_by(message.from_user.id)
+        tournaments.check_open(tournament)
         if len(nicks) < 2:
             raise TournamentError("replace.usage")  # two nicks: who is out, who comes in
         group = await service.repos.tours.group(code)
@@ -816,6 +915,11 @@ async def unregister(
     if judged is None:
         return
     tournament, player = judged
+    try:
+        tournaments.check_open(tournament)
+    except TournamentError as error:
+        await _refuse(message, service, lang, error)
+        return
     deleted = await tournaments.unregister(tournament, player)
     key = "unregister.done" if deleted else "unregister.withdrawn"
     await message.answer(service.t(lang, key, nick=escape(player.nick)))
@@ -878,6 +982,7 @@ def make_router() -> Router:
     router.message.register(nick, Command("nick"), PRIVATE)
     router.message.register(settings, Command("settings"), PRIVATE)
     router.message.register(groups, Command("groups"), PRIVATE)
+    router.message.register(tour, Command("tour"), PRIVATE)
     router.message.register(standings, Command("standings"), PRIVATE)
     router.message.register(stats, Command("stats"), PRIVATE)
     router.message.register(sheet, Command("sheet"), PRIVATE)

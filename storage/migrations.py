@@ -312,6 +312,23 @@ CREATE TABLE host_panels (
 ) STRICT;
 """
 
+_SCHEMA_7 = """
+-- T1, T5: what the Judge did to the tournament's tours and its end, in the order done:
+-- a tour cancelled or redrawn before its games began, a tour confirmed before the last
+-- one was complete, the tournament finished or reopened.
+CREATE TABLE tournament_journal (
+    entry_id      INTEGER PRIMARY KEY AUTOINCREMENT,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (tournament_id),
+    tour          INTEGER,
+    kind          TEXT NOT NULL
+                  CHECK (kind IN ('cancelled', 'redrawn', 'forced', 'finished', 'reopened')),
+    detail        TEXT NOT NULL DEFAULT '',
+    judge_user_id INTEGER NOT NULL,
+    at            REAL NOT NULL
+) STRICT;
+CREATE INDEX tournament_journal_by_tournament ON tournament_journal (tournament_id, tour);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -327,6 +344,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(5, "bans waiting for the Judge's decision (V4)", _SCHEMA_5),
     Migration(6, "the Host's private panel message of each game", _SCHEMA_6),
+    Migration(7, "the journal of tours cancelled, redrawn, forced, finished, reopened", _SCHEMA_7),
 )
 """Every migration, in order; the last one's version is the schema version of this code."""
 

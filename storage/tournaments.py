@@ -155,6 +155,14 @@ class TournamentRepository:
         if not changed:
             raise NotFoundError(f"no tournament {tournament_id}")
 
+    async def move_status(self, tournament_id: int, status: TournamentStatus) -> bool:
+        """Move the tournament to `status`; False if it already had it (a second /finish)."""
+        changed = await self._db.execute(
+            "UPDATE tournaments SET status = ? WHERE tournament_id = ? AND status != ?",
+            (status.value, tournament_id, status.value),
+        )
+        return bool(changed)
+
     async def register(
         self, tournament_id: int, user_id: int, *, nick: str, now: float
     ) -> TournamentPlayer:

@@ -41,6 +41,18 @@ class SheetChange:
     at: float
 
 
+@dataclass(frozen=True, slots=True)
+class JournalEntry:
+    """One thing the Judge did to a tour or to the tournament's end (T1, T5)."""
+
+    tournament_id: int
+    tour: int | None
+    kind: str  # cancelled, redrawn, forced, finished, reopened
+    detail: str
+    judge_user_id: int
+    at: float
+
+
 def _group(row: aiosqlite.Row) -> TourGroup:
     return TourGroup(
         code=row["code"],
@@ -90,6 +102,40 @@ class TourRepository:
         )
         return int(row["tour"]) if row else 0
 
+    async def drop_tour(self, tournament_id: int, tour: int) -> None:
+        """A cancelled or redrawn tour's groups are gone; the journal keeps that it was."""
+        await self._db.execute(
+            "DELETE FROM tour_groups WHERE tournament_id = ? AND tour = ?", (tournament_id, tour)
+        )
+
+    async def note(
+        self,
+        tournament_id: int,
+        tour: int | None,
+        kind: str,
+        judge_user_id: int,
+        *,
+        detail: str = "",
+        now: float,
+    ) -> None:
+        await self._db.execute(
+            "INSERT INTO tournament_journal (tournament_id, tour, kind, detail, judge_user_id, at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (tournament_id, tour, kind, detail, judge_user_id, now),
+        )
+
+    async def journal(self, tournament_id: int) -> list[JournalEntry]:
+        rows = await self._db.fetch_all(
+            "SELECT * FROM tournament_journal WHERE tournament_id = ? ORDER BY entry_id",
+            (tournament_id,),
+        )
+        return [
+            JournalEntry(
+                r["tournament_id"], r["tour"], r["kind"], r["detail"], r["judge_user_id"], r["at"]
+            )
+            for r in rows
+        ]
+
     async def bind(self, code: str, chat_id: int, host_user_id: int) -> None:
         await self._db.execute(
             "UPDATE tour_groups SET chat_id = ?, host_user_id = ? WHERE code = ?",
@@ -103,10 +149,15 @@ class TourRepository:
         )
 
     async def group_of_chat(self, chat_id: int) -> TourGroup | None:
-        """The newest group bound to the chat that has no finished game yet."""
+        """The newest group bound to the chat that has no finished game yet.
+
+        A stopped game (aborted) did not finish the table: its next /newgame is the same
+        table again, not a casual game in a tournament's chat.
+        """
         row = await self._db.fetch_one(
             "SELECT g.* FROM tour_groups g LEFT JOIN games x ON x.game_id = g.game_id "
-            "WHERE g.chat_id = ? AND (g.game_id IS NULL OR x.status IN ('lobby', 'running')) "
+            "WHERE g.chat_id = ? "
+            "AND (g.game_id IS NULL OR x.status IN ('lobby', 'running', 'aborted')) "
             "ORDER BY g.tour DESC LIMIT 1",
             (chat_id,),
         )

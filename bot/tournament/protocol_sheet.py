@@ -84,6 +84,7 @@ class ProtocolSheet:
     signed_at: float | None
     corrections: tuple[Correction, ...]
     per_win: int | None  # T4: tenths a winner earns here (x coefficient applied); casual: None
+    absent: tuple[str, ...] = ()  # T1: the table's roster players who did not come
 
 
 def departures(entries: Iterable[Entry]) -> dict[int, Departure]:
@@ -143,6 +144,7 @@ def protocol_sheet(
     signed_by: str | None = None,
     signed_at: float | None = None,
     corrections: Sequence[Correction] = (),
+    absent: Sequence[str] = (),
 ) -> ProtocolSheet:
     """The sheet of a game from its protocol; `settings` None: a casual game (no points)."""
     if not entries or not isinstance(entries[0].event, GameStarted):
@@ -181,4 +183,5 @@ def protocol_sheet(
         signed_at=signed_at,
         corrections=tuple(corrections),
         per_win=None if settings is None else win_tenths(len(rows), settings),
+        absent=tuple(absent),
     )

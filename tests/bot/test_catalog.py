@@ -218,6 +218,22 @@ def samples(lang: str, nick: str, html: bool = True) -> dict[str, object]:
         "voters": ", ".join(str(s) for s in seats),
         "votes": 7,
         "who": escape_(nick),
+        "chat": escape(title),
+        "done": 2,
+        "present": 15,
+        "names": ", ".join(escape_(nick) for _ in range(4)),
+        "state": T(lang, "tours.state_lobby", present=15, total=16, game=1234),
+        "tables": "\n".join(
+            T(
+                lang,
+                "tours.table",
+                code=f"T1R1G{g}",
+                chat=escape(title),
+                host=escape_(nick),
+                state=T(lang, "tours.state_unsigned", game=1234, present=16, total=16),
+            )
+            for g in range(1, 4)
+        ),
     }
 
 
