@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 from bot.i18n import Texts, decimal, escape
 from bot.rules.events import Cause
 from bot.tournament.protocol_sheet import Correction, Departure, ProtocolRow, ProtocolSheet
-from bot.tournament.scoring import format_tenths
+from bot.tournament.scoring import Scheme, format_tenths
 
 
 def points(lang: str, tenths: int, *, signed: bool = False) -> str:
@@ -80,6 +80,14 @@ def _change(t: Texts, lang: str, correction: Correction) -> str:
     change = correction.change
     if change.get("field") == "winner":
         return t(lang, f"sheet.fixed_winner_{change.get('value')}")
+    if change.get("field") == "scheme":
+        scheme = Scheme.from_json(change)
+        return t(
+            lang,
+            "sheet.fixed_scheme",
+            coefficient=points(lang, scheme.bonus_coefficient),
+            threshold=scheme.bonus_threshold,
+        )
     key = "sheet.fixed_point_yes" if change.get("value") else "sheet.fixed_point_no"
     return t(lang, key, seat=change.get("seat"))
 

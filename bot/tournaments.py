@@ -32,10 +32,12 @@ from bot.tournament.groups import Split, split
 from bot.tournament.protocol_sheet import (
     Correction,
     ProtocolSheet,
-    apply_change,
+    corrected,
     protocol_sheet,
+    scheme_change,
 )
 from bot.tournament.record import TournamentOffence, disqualified_users, offences_in_game
+from bot.tournament.scoring import Scheme, win_tenths
 from bot.tournament.settings import (
     SettingChange,
     TournamentSettings,
@@ -69,6 +71,7 @@ class SignedSheet:
     game: Game
     rows: list[SheetRow]
     changes: list[str]
+    scheme: Scheme  # T3, T4: what it is scored by (as played, or as the Judge rescored it)
 
 
 class TournamentService:
@@ -365,6 +368,7 @@ class TournamentService:
         """The Host's /newgame in a bound chat: a lobby whose roster is the group (T1)."""
         tournament = await self.repos.tournaments.get(group.tournament_id)
         assert tournament is not None
+        scheme = Scheme.of(self.settings(tournament))  # T3, T4: the scheme it is played under
         settings = self.settings(tournament).game
         size = len(group.players)
         game_settings = replace(settings, min_players=size, max_players=size)
@@ -375,6 +379,7 @@ class TournamentService:
                 settings_json=json.dumps(to_json(game_settings)),
                 now=self.games.clock.now(),
                 tournament_id=group.tournament_id,
+                scoring_json=json.dumps(scheme.to_json()),
             )
             await self.repos.tours.set_game(group.code, game.game_id)
         return game
@@ -384,19 +389,32 @@ class TournamentService:
     async def game_state(self, game: Game) -> GameState | None:
         return await self.games.state(game.game_id)
 
+    def played_scheme(self, game: Game, settings: TournamentSettings) -> Scheme:
+        """T3, T4: the scheme a game was played under; a game opened before schemes were
+        kept with it is scored by the tournament's `settings`."""
+        if game.scoring_json is None:
+            return Scheme.of(settings)
+        return Scheme.from_json(json.loads(game.scoring_json))
+
     async def signed_sheets(self, tournament_id: int) -> dict[int, SignedSheet]:
         result: dict[int, SignedSheet] = {}
+        tournament = await self.repos.tournaments.get(tournament_id)
+        assert tournament is not None
+        settings = self.settings(tournament)
         for game in await self.repos.games.of_tournament(tournament_id):
             if game.status is not GameStatus.OVER or game.signed_by is None:
                 continue
             state = await self.games.state(game.game_id)
             assert state is not None
-            rows = sheet(state)
-            notes = []
-            for change in await self.repos.tours.sheet_changes(game.game_id):
-                rows = apply_change(rows, change.change)
-                notes.append(f"{_describe(change.change)}: {change.reason}")
-            result[game.game_id] = SignedSheet(game, rows, notes)
+            changes = await self.repos.tours.sheet_changes(game.game_id)
+            rows, scheme = corrected(
+                sheet(state),
+                [Correction(c.change, c.reason, c.at) for c in changes],
+                self.played_scheme(game, settings),
+            )
+            assert scheme is not None
+            notes = [f"{_describe(c.change)}: {c.reason}" for c in changes]
+            result[game.game_id] = SignedSheet(game, rows, notes, scheme)
         return result
 
     async def may_see_sheet(self, user_id: int, game: Game) -> bool:
@@ -449,7 +467,7 @@ class TournamentService:
         return protocol_sheet(
             entries,
             host=host,
-            settings=self.settings(tournament),
+            settings=self.played_scheme(game, self.settings(tournament)),
             tournament=tournament.name,
             tour=group.tour if group else None,
             table=group.code if group else None,
@@ -515,6 +533,33 @@ class TournamentService:
         await self.repos.tours.change_sheet(
             game_id, judge_id, change, reason, now=self.games.clock.now()
         )
+
+    async def rescore(self, judge_id: int, game_id: int | None, reason: str) -> list[int]:
+        """T3, T4: the Judge's explicit rescore of signed sheets under the current scheme
+        (`game_id` None: every signed sheet of their tournament). Each sheet whose points
+        it changes gets a correction with the reason; the games changed, by id."""
+        tournament = await self.judged_by(judge_id)
+        if game_id is not None:
+            game = await self.repos.games.get(game_id)
+            if game is None or game.tournament_id != tournament.tournament_id:
+                raise TournamentError("tournament.judge_only")
+            if game.signed_by is None:
+                raise TournamentError("sheet.unsigned", game=game_id)
+        current = Scheme.of(self.settings(tournament))
+        changed = [
+            gid
+            for gid, signed in sorted((await self.signed_sheets(tournament.tournament_id)).items())
+            if game_id in (None, gid)
+            # A sheet whose points stay as they are is left unchanged.
+            and win_tenths(len(signed.rows), signed.scheme) != win_tenths(len(signed.rows), current)
+        ]
+        now = self.games.clock.now()
+        async with self.repos.database.transaction():  # every sheet or none
+            for gid in changed:
+                await self.repos.tours.change_sheet(
+                    gid, judge_id, scheme_change(current), reason, now=now
+                )
+        return changed
 
     # --- bans (V4) ------------------------------------------------------------------
 
@@ -620,20 +665,25 @@ class TournamentService:
 
     async def standings(self, tournament: Tournament) -> list[StandingsRow]:
         tid = tournament.tournament_id
-        sheets = {g: s.rows for g, s in (await self.signed_sheets(tid)).items()}
+        signed = await self.signed_sheets(tid)
+        sheets = {g: s.rows for g, s in signed.items()}
+        schemes = {g: s.scheme for g, s in signed.items()}
         adjustments = [
             Adjustment(a.user_id, a.tenths, a.reason, a.at)
             for a in await self.repos.tours.adjustments(tid)
         ]
         out = disqualified_users(await self.offences(tid))
-        return standings(sheets, self.settings(tournament), adjustments, out, await self.nicks(tid))
+        nicks = await self.nicks(tid)
+        return standings(sheets, self.settings(tournament), adjustments, out, nicks, schemes)
 
     async def exports(self, tournament: Tournament) -> dict[str, str]:
         tid = tournament.tournament_id
-        sheets = {g: s.rows for g, s in (await self.signed_sheets(tid)).items()}
+        signed = await self.signed_sheets(tid)
+        sheets = {g: s.rows for g, s in signed.items()}
+        schemes = {g: s.scheme for g, s in signed.items()}
         return {
             "standings.csv": standings_csv(await self.standings(tournament)),
-            "sheets.csv": sheets_csv(sheets, self.settings(tournament)),
+            "sheets.csv": sheets_csv(sheets, self.settings(tournament), schemes),
             "stats.csv": stats_csv(await self.tournament_stats(tournament), await self.nicks(tid)),
         }
 
@@ -641,8 +691,8 @@ class TournamentService:
 
     async def tournament_stats(self, tournament: Tournament) -> dict[int, PlayerStats]:
         """Everyone's games, wins and points in the tournament, as its signed sheets read."""
-        sheets = (s.rows for s in (await self.signed_sheets(tournament.tournament_id)).values())
-        return everyone(scored_rows(sheets, self.settings(tournament)))
+        signed = (await self.signed_sheets(tournament.tournament_id)).values()
+        return everyone(row for s in signed for row in scored_rows([s.rows], s.scheme))
 
     async def stats_of(
         self, user_id: int
@@ -656,10 +706,10 @@ class TournamentService:
         mine: list[tuple[SheetRow, int]] = []
         for tournament in await self.repos.tournaments.of_player(user_id):
             signed = await self.signed_sheets(tournament.tournament_id)
-            rows = (s.rows for s in signed.values())
             scored = [
                 (row, tenths)
-                for row, tenths in scored_rows(rows, self.settings(tournament))
+                for s in signed.values()
+                for row, tenths in scored_rows([s.rows], s.scheme)
                 if row.user_id == user_id
             ]
             per_tournament.append((tournament, player_stats(user_id, scored)))
@@ -727,4 +777,7 @@ def _with_setting(settings: TournamentSettings, name: str, value: str) -> Tourna
 def _describe(change: dict[str, object]) -> str:
     if change.get("field") == "winner":
         return f"winner → {change['value']}"
+    if change.get("field") == "scheme":
+        coefficient, threshold = change.get("bonus_coefficient"), change.get("bonus_threshold")
+        return f"scheme: x{coefficient}/10 above {threshold}"
     return f"seat {change.get('seat')}: point {'yes' if change.get('value') else 'no'}"

@@ -312,6 +312,12 @@ CREATE TABLE host_panels (
 ) STRICT;
 """
 
+_SCHEMA_7 = """
+-- T3, T4: the scoring scheme (bonus threshold and coefficient) a tournament game is played
+-- under, as JSON; a later change of the tournament's settings leaves it as it was.
+ALTER TABLE games ADD COLUMN scoring_json TEXT;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -327,6 +333,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(5, "bans waiting for the Judge's decision (V4)", _SCHEMA_5),
     Migration(6, "the Host's private panel message of each game", _SCHEMA_6),
+    Migration(7, "the scoring scheme a tournament game is played under (T3, T4)", _SCHEMA_7),
 )
 """Every migration, in order; the last one's version is the schema version of this code."""
 
