@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -43,11 +44,13 @@ from bot.tournament.settings import (
     TournamentSettings,
     check_judge_value,
     diff_settings,
+    parse_tie_break,
     settings_from_json,
     settings_to_json,
 )
 from bot.tournament.standings import Adjustment, StandingsRow, sheets_csv, standings, standings_csv
 from bot.tournament.stats import PlayerStats, everyone, player_stats, scored_rows, stats_csv
+from bot.tournament.tiebreak import break_ties, records
 from storage.games import Game, GameStatus
 from storage.nicks import nick_key
 from storage.tournaments import PlayerStatus, Tournament, TournamentPlayer, TournamentStatus
@@ -672,9 +675,25 @@ class TournamentService:
             Adjustment(a.user_id, a.tenths, a.reason, a.at)
             for a in await self.repos.tours.adjustments(tid)
         ]
-        out = disqualified_users(await self.offences(tid))
+        offences = await self.offences(tid)
+        out = disqualified_users(offences)
         nicks = await self.nicks(tid)
-        return standings(sheets, self.settings(tournament), adjustments, out, nicks, schemes)
+        settings = self.settings(tournament)
+        rows = standings(sheets, settings, adjustments, out, nicks, schemes)
+        # T5: where shared places reach the prize places, the Judge's tie-break order.
+        sanctions = Counter(o.user_id for o in offences)
+        record, games = records(sheets, schemes, sanctions)
+        seed = await self.lot_seed(signed)
+        return break_ties(rows, parse_tie_break(settings.tie_break), record, games, seed)
+
+    async def lot_seed(self, signed: dict[int, SignedSheet]) -> str | None:
+        """T5, S3: the committed seed the tie-break lot is drawn from: that of the
+        tournament's last signed game (committed at its deal, revealed at its end;
+        docs/fairness.md). None before any sheet is signed."""
+        if not signed:
+            return None
+        state = await self.games.state(max(signed))
+        return None if state is None else state.seed
 
     async def exports(self, tournament: Tournament) -> dict[str, str]:
         tid = tournament.tournament_id
@@ -768,6 +787,9 @@ def _with_setting(settings: TournamentSettings, name: str, value: str) -> Tourna
         return replace(settings, game=replace(game, **changed))
     if name not in {f.name for f in fields(settings)} - {"game"}:
         raise KeyError(name)
+    if isinstance(getattr(settings, name), str):  # the tie-break order (T5)
+        order: dict[str, Any] = {name: ",".join(parse_tie_break(value))}
+        return replace(settings, **order)
     number: dict[str, Any] = {name: int(value)}
     if isinstance(getattr(settings, name), bool):
         number[name] = bool(number[name])  # 1 or 0, as /settings takes it

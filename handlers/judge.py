@@ -301,6 +301,9 @@ def _table(service: GameService, lang: str, rows: list[StandingsRow], me: int | 
     for group in _places(rows):
         names = _names([_who(r, lang, me) for r in group])
         line = f"{_span(group)}. {names} — {as_points(lang, group[0].total_tenths)}"
+        if group[0].decided_by is not None:  # T5: the tie-break that settled this place
+            criterion = service.t(lang, f"tie_break.{group[0].decided_by}")
+            line += f" ({service.t(lang, 'tie_break.decided', criterion=criterion)})"
         # The mark goes on the very line with the player's (bold) nick, in a long group too.
         lines += [f"👉 {part}" if "<b>" in part else part for part in line.split("\n")]
     out = service.t(lang, "standings.out")

@@ -26,26 +26,16 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bot.rules.draws import shuffled
-from bot.rules.errors import BadSettings
 from bot.rules.roles import Role
 from bot.rules.sheet import SheetRow
 from bot.tournament.scoring import Scoring
+from bot.tournament.settings import DEFAULT_TIE_BREAK, TIE_BREAK_CRITERIA, parse_tie_break
 from bot.tournament.standings import StandingsRow
 
 PRIZE_PLACES = 3
-CRITERIA = ("wins", "bonus_wins", "commissioner_wins", "fewer_sanctions", "head_to_head", "lot")
-DEFAULT_ORDER = ("wins", "bonus_wins", "commissioner_wins", "fewer_sanctions", "lot")
-
-
-def parse_order(text: str) -> tuple[str, ...]:
-    """ "wins,head_to_head" -> ("wins", "head_to_head", "lot"): known criteria, each once;
-    the lot is always last (added if left out). Anything else raises `BadSettings`."""
-    names = tuple(name.strip() for name in text.split(",") if name.strip())
-    if not names or any(n not in CRITERIA for n in names) or len(set(names)) != len(names):
-        raise BadSettings(f"not a tie-break order: {text!r}", field="tie_break")
-    if "lot" in names and names[-1] != "lot":
-        raise BadSettings(f"the lot comes last: {text!r}", field="tie_break")
-    return names if names[-1] == "lot" else (*names, "lot")
+CRITERIA = TIE_BREAK_CRITERIA
+DEFAULT_ORDER = parse_tie_break(DEFAULT_TIE_BREAK)
+parse_order = parse_tie_break
 
 
 @dataclass(frozen=True)
