@@ -52,7 +52,9 @@ def value_text(t: Texts, lang: str, key: str, value: object) -> str:
         return t(lang, f"setting_value.{'yes' if value else 'no'}")
     if name == "tie_break":
         order = parse_tie_break(str(value))
-        return "; ".join(t(lang, f"tie_break.{criterion}") for criterion in order)
+        return "; ".join(t(lang, f"tie_break.{criterion}") for criterion in order) or t(
+            lang, "tie_break.none"
+        )
     return str(value)
 
 

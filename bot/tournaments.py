@@ -788,7 +788,7 @@ def _with_setting(settings: TournamentSettings, name: str, value: str) -> Tourna
     if name not in {f.name for f in fields(settings)} - {"game"}:
         raise KeyError(name)
     if isinstance(getattr(settings, name), str):  # the tie-break order (T5)
-        order: dict[str, Any] = {name: ",".join(parse_tie_break(value))}
+        order: dict[str, Any] = {name: ",".join(parse_tie_break(value)) or "none"}
         return replace(settings, **order)
     number: dict[str, Any] = {name: int(value)}
     if isinstance(getattr(settings, name), bool):

@@ -30,7 +30,10 @@ DEFAULT_TIE_BREAK = "wins,bonus_wins,commissioner_wins,fewer_sanctions,lot"
 
 def parse_tie_break(text: str) -> tuple[str, ...]:
     """"wins,head_to_head" -> ("wins", "head_to_head", "lot"): known criteria, each once;
-    the lot is always last (added if left out). Anything else raises `BadSettings`."""
+    the lot is always last (added if left out). "none" -> (): no tie-break, shared prize
+    places are the Judge's to decide (7.1). Anything else raises `BadSettings`."""
+    if text.strip() == "none":
+        return ()
     names = tuple(name.strip() for name in text.split(",") if name.strip())
     known = all(n in TIE_BREAK_CRITERIA for n in names)
     if not names or not known or len(set(names)) != len(names):

@@ -114,6 +114,7 @@ def test_T5_games_won_against_each_other() -> None:
 def test_T5_the_order_is_known_criteria_each_once_with_the_lot_last() -> None:
     assert parse_order("wins,head_to_head") == ("wins", "head_to_head", "lot")
     assert parse_order("lot") == ("lot",)
+    assert parse_order("none") == ()  # no tie-break: the Judge decides (7.1)
     for bad in ("", "wins,wins", "lot,wins", "luck", "wins;lot"):
         with pytest.raises(BadSettings):
             parse_order(bad)
