@@ -96,6 +96,15 @@ def _per_win(t: Texts, lang: str, doc: ProtocolSheet) -> str:
     return t(lang, "sheet.per_win", points=points(lang, doc.per_win or 0))
 
 
+def _winner_cell(t: Texts, lang: str, doc: ProtocolSheet) -> str:
+    return "—" if doc.winner is None else t(lang, f"sheet.won_by_{doc.winner.value}")
+
+
+def _result(t: Texts, lang: str, row: ProtocolRow) -> str:
+    # T3: in words, so that a black-and-white print says it without colour or emoji.
+    return t(lang, "sheet.result_won" if row.won else "sheet.result_lost")
+
+
 def _points_cell(lang: str, row: ProtocolRow) -> str:
     return "—" if row.tenths is None else points(lang, row.tenths)
 
@@ -107,6 +116,7 @@ def sheet_message(t: Texts, lang: str, doc: ProtocolSheet, timezone: str) -> str
     for row in doc.rows:
         parts = [
             t(lang, f"role.{row.role.value}"),
+            _result(t, lang, row),
             left_text(t, lang, row.left),
         ]
         if row.warnings:
@@ -162,6 +172,8 @@ def sheet_html(t: Texts, lang: str, doc: ProtocolSheet, timezone: str) -> str:
         ("n", t(lang, "sheet.col_seat")),
         ("", t(lang, "sheet.col_nick")),
         ("", t(lang, "sheet.col_role")),
+        ("", t(lang, "sheet.col_winner")),
+        ("", t(lang, "sheet.col_result")),
         ("", t(lang, "sheet.col_left")),
         ("n", t(lang, "sheet.col_warnings")),
         ("n", t(lang, "sheet.col_points")),
@@ -173,6 +185,8 @@ def sheet_html(t: Texts, lang: str, doc: ProtocolSheet, timezone: str) -> str:
             ("n", e(row.seat)),
             ("", e(row.nick)),
             ("", e(t(lang, f"role.{row.role.value}"))),
+            ("", e(_winner_cell(t, lang, doc))),
+            ("", e(_result(t, lang, row))),
             ("", e(left_text(t, lang, row.left))),
             ("n", e(row.warnings or "")),
             ("n", e(_points_cell(lang, row))),

@@ -246,3 +246,25 @@ def test_T3_a_sheet_keeps_its_scheme_until_a_rescore_correction_changes_it() -> 
     assert "Победа за этим столом: 1,0" in text
     assert "пересчёт по новой схеме: победа ×1,2 за столом, где больше 15 игроков" in text
     assert "порог изменён после тура" in text
+
+
+@pytest.mark.rule("T3")
+def test_T3_every_row_says_who_won_in_words_that_print_in_black_and_white() -> None:
+    """The regulation's columns (seat, nick, role, which side won) on every row, in words,
+    not in colour or emoji alone (issue 20)."""
+    game = mafia_win()
+    doc = doc_of(game)
+    page = sheet_html(T, "ru", doc, ZONE)
+    header = page.split("<tr>")[1].split("</tr>")[0]
+    for column in ("№", "Ник", "Роль", "Кто победил", "Итог"):
+        assert f">{column}</th>" in header
+    body = page.split("<tbody>")[1].split("</tbody>")[0]
+    rows = body.split("</tr>")[:-1]
+    assert len(rows) == len(doc.rows)
+    for row, cells in zip(doc.rows, rows, strict=True):
+        assert '"">Мафия</td>' in cells  # who won, on every row
+        assert ('"">победа</td>' if row.won else '"">поражение</td>') in cells
+    message = flat(sheet_message(T, "ru", doc, ZONE))
+    assert message.count("победа ·") + message.count("поражение ·") == len(doc.rows)
+    en = flat(sheet_html(T, "en", doc, ZONE))
+    assert "Who won" in en and "lost" in en
