@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from bot.i18n import Texts, decimal
 from bot.rules.settings import TIMER_FIELDS, GameSettings, KillRule
-from bot.tournament.settings import SettingChange, TournamentSettings
+from bot.tournament.settings import SettingChange, TournamentSettings, parse_tie_break
 
 # What /settings shows, in this order: the tournament's own, then the game scheme.
 SHOWN = (
@@ -20,6 +20,7 @@ SHOWN = (
     "bonus_threshold",
     "bonus_coefficient",
     "standings_visible",
+    "tie_break",
     *(f"game.{name}" for name in (*TIMER_FIELDS, "kill_rule", "min_players", "max_players")),
 )
 
@@ -49,6 +50,11 @@ def value_text(t: Texts, lang: str, key: str, value: object) -> str:
         return decimal(lang, f"{whole}.{tenth}")
     if isinstance(value, bool):
         return t(lang, f"setting_value.{'yes' if value else 'no'}")
+    if name == "tie_break":
+        order = parse_tie_break(str(value))
+        return "; ".join(t(lang, f"tie_break.{criterion}") for criterion in order) or t(
+            lang, "tie_break.none"
+        )
     return str(value)
 
 

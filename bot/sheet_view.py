@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 from bot.i18n import Texts, decimal, escape
 from bot.rules.events import Cause
 from bot.tournament.protocol_sheet import Correction, Departure, ProtocolRow, ProtocolSheet
-from bot.tournament.scoring import format_tenths
+from bot.tournament.scoring import Scheme, format_tenths
 
 
 def points(lang: str, tenths: int, *, signed: bool = False) -> str:
@@ -80,12 +80,29 @@ def _change(t: Texts, lang: str, correction: Correction) -> str:
     change = correction.change
     if change.get("field") == "winner":
         return t(lang, f"sheet.fixed_winner_{change.get('value')}")
+    if change.get("field") == "scheme":
+        scheme = Scheme.from_json(change)
+        return t(
+            lang,
+            "sheet.fixed_scheme",
+            coefficient=points(lang, scheme.bonus_coefficient),
+            threshold=scheme.bonus_threshold,
+        )
     key = "sheet.fixed_point_yes" if change.get("value") else "sheet.fixed_point_no"
     return t(lang, key, seat=change.get("seat"))
 
 
 def _per_win(t: Texts, lang: str, doc: ProtocolSheet) -> str:
     return t(lang, "sheet.per_win", points=points(lang, doc.per_win or 0))
+
+
+def _winner_cell(t: Texts, lang: str, doc: ProtocolSheet) -> str:
+    return "—" if doc.winner is None else t(lang, f"sheet.won_by_{doc.winner.value}")
+
+
+def _result(t: Texts, lang: str, row: ProtocolRow) -> str:
+    # T3: in words, so that a black-and-white print says it without colour or emoji.
+    return t(lang, "sheet.result_won" if row.won else "sheet.result_lost")
 
 
 def _points_cell(lang: str, row: ProtocolRow) -> str:
@@ -99,6 +116,7 @@ def sheet_message(t: Texts, lang: str, doc: ProtocolSheet, timezone: str) -> str
     for row in doc.rows:
         parts = [
             t(lang, f"role.{row.role.value}"),
+            _result(t, lang, row),
             left_text(t, lang, row.left),
         ]
         if row.warnings:
@@ -156,6 +174,8 @@ def sheet_html(t: Texts, lang: str, doc: ProtocolSheet, timezone: str) -> str:
         ("n", t(lang, "sheet.col_seat")),
         ("", t(lang, "sheet.col_nick")),
         ("", t(lang, "sheet.col_role")),
+        ("", t(lang, "sheet.col_winner")),
+        ("", t(lang, "sheet.col_result")),
         ("", t(lang, "sheet.col_left")),
         ("n", t(lang, "sheet.col_warnings")),
         ("n", t(lang, "sheet.col_points")),
@@ -167,6 +187,8 @@ def sheet_html(t: Texts, lang: str, doc: ProtocolSheet, timezone: str) -> str:
             ("n", e(row.seat)),
             ("", e(row.nick)),
             ("", e(t(lang, f"role.{row.role.value}"))),
+            ("", e(_winner_cell(t, lang, doc))),
+            ("", e(_result(t, lang, row))),
             ("", e(left_text(t, lang, row.left))),
             ("n", e(row.warnings or "")),
             ("n", e(_points_cell(lang, row))),

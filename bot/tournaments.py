@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -32,20 +33,24 @@ from bot.tournament.groups import Split, split
 from bot.tournament.protocol_sheet import (
     Correction,
     ProtocolSheet,
-    apply_change,
+    corrected,
     protocol_sheet,
+    scheme_change,
 )
 from bot.tournament.record import TournamentOffence, disqualified_users, offences_in_game
+from bot.tournament.scoring import Scheme, win_tenths
 from bot.tournament.settings import (
     SettingChange,
     TournamentSettings,
     check_judge_value,
     diff_settings,
+    parse_tie_break,
     settings_from_json,
     settings_to_json,
 )
 from bot.tournament.standings import Adjustment, StandingsRow, sheets_csv, standings, standings_csv
 from bot.tournament.stats import PlayerStats, everyone, player_stats, scored_rows, stats_csv
+from bot.tournament.tiebreak import break_ties, records
 from bot.tournament.tours import (
     Table,
     TableState,
@@ -86,6 +91,7 @@ class SignedSheet:
     game: Game
     rows: list[SheetRow]
     changes: list[str]
+    scheme: Scheme  # T3, T4: what it is scored by (as played, or as the Judge rescored it)
 
 
 class TournamentService:
@@ -520,12 +526,13 @@ class TournamentService:
         """The Host's /newgame in a bound chat: a lobby whose roster is the group (T1)."""
         tournament = await self.repos.tournaments.get(group.tournament_id)
         assert tournament is not None
-        scheme = self.settings(tournament)
+        settings = self.settings(tournament)
+        scheme = Scheme.of(settings)  # T3, T4: the scheme it is played under
         size = len(group.players)
         # T1: the table begins with any count its group bounds allow, a no-show or two
         # short of its roster; the game scheme has a roles entry for each such count.
-        low = min(size, max(scheme.group_min, scheme.game.min_players))
-        game_settings = replace(scheme.game, min_players=low, max_players=size)
+        low = min(size, max(settings.group_min, settings.game.min_players))
+        game_settings = replace(settings.game, min_players=low, max_players=size)
         async with self.repos.database.transaction():  # no lobby without its group
             game = await self.repos.games.create(
                 chat_id=chat_id,
@@ -533,6 +540,7 @@ class TournamentService:
                 settings_json=json.dumps(to_json(game_settings)),
                 now=self.games.clock.now(),
                 tournament_id=group.tournament_id,
+                scoring_json=json.dumps(scheme.to_json()),
             )
             await self.repos.tours.set_game(group.code, game.game_id)
         return game
@@ -542,19 +550,32 @@ class TournamentService:
     async def game_state(self, game: Game) -> GameState | None:
         return await self.games.state(game.game_id)
 
+    def played_scheme(self, game: Game, settings: TournamentSettings) -> Scheme:
+        """T3, T4: the scheme a game was played under; a game opened before schemes were
+        kept with it is scored by the tournament's `settings`."""
+        if game.scoring_json is None:
+            return Scheme.of(settings)
+        return Scheme.from_json(json.loads(game.scoring_json))
+
     async def signed_sheets(self, tournament_id: int) -> dict[int, SignedSheet]:
         result: dict[int, SignedSheet] = {}
+        tournament = await self.repos.tournaments.get(tournament_id)
+        assert tournament is not None
+        settings = self.settings(tournament)
         for game in await self.repos.games.of_tournament(tournament_id):
             if game.status is not GameStatus.OVER or game.signed_by is None:
                 continue
             state = await self.games.state(game.game_id)
             assert state is not None
-            rows = sheet(state)
-            notes = []
-            for change in await self.repos.tours.sheet_changes(game.game_id):
-                rows = apply_change(rows, change.change)
-                notes.append(f"{_describe(change.change)}: {change.reason}")
-            result[game.game_id] = SignedSheet(game, rows, notes)
+            changes = await self.repos.tours.sheet_changes(game.game_id)
+            rows, scheme = corrected(
+                sheet(state),
+                [Correction(c.change, c.reason, c.at) for c in changes],
+                self.played_scheme(game, settings),
+            )
+            assert scheme is not None
+            notes = [f"{_describe(c.change)}: {c.reason}" for c in changes]
+            result[game.game_id] = SignedSheet(game, rows, notes, scheme)
         return result
 
     async def may_see_sheet(self, user_id: int, game: Game) -> bool:
@@ -610,7 +631,7 @@ class TournamentService:
         return protocol_sheet(
             entries,
             host=host,
-            settings=self.settings(tournament),
+            settings=self.played_scheme(game, self.settings(tournament)),
             tournament=tournament.name,
             tour=group.tour if group else None,
             table=group.code if group else None,
@@ -678,6 +699,33 @@ class TournamentService:
         await self.repos.tours.change_sheet(
             game_id, judge_id, change, reason, now=self.games.clock.now()
         )
+
+    async def rescore(self, judge_id: int, game_id: int | None, reason: str) -> list[int]:
+        """T3, T4: the Judge's explicit rescore of signed sheets under the current scheme
+        (`game_id` None: every signed sheet of their tournament). Each sheet whose points
+        it changes gets a correction with the reason; the games changed, by id."""
+        tournament = await self.judged_by(judge_id)
+        if game_id is not None:
+            game = await self.repos.games.get(game_id)
+            if game is None or game.tournament_id != tournament.tournament_id:
+                raise TournamentError("tournament.judge_only")
+            if game.signed_by is None:
+                raise TournamentError("sheet.unsigned", game=game_id)
+        current = Scheme.of(self.settings(tournament))
+        changed = [
+            gid
+            for gid, signed in sorted((await self.signed_sheets(tournament.tournament_id)).items())
+            if game_id in (None, gid)
+            # A sheet whose points stay as they are is left unchanged.
+            and win_tenths(len(signed.rows), signed.scheme) != win_tenths(len(signed.rows), current)
+        ]
+        now = self.games.clock.now()
+        async with self.repos.database.transaction():  # every sheet or none
+            for gid in changed:
+                await self.repos.tours.change_sheet(
+                    gid, judge_id, scheme_change(current), reason, now=now
+                )
+        return changed
 
     # --- bans (V4) ------------------------------------------------------------------
 
@@ -783,20 +831,41 @@ class TournamentService:
 
     async def standings(self, tournament: Tournament) -> list[StandingsRow]:
         tid = tournament.tournament_id
-        sheets = {g: s.rows for g, s in (await self.signed_sheets(tid)).items()}
+        signed = await self.signed_sheets(tid)
+        sheets = {g: s.rows for g, s in signed.items()}
+        schemes = {g: s.scheme for g, s in signed.items()}
         adjustments = [
             Adjustment(a.user_id, a.tenths, a.reason, a.at)
             for a in await self.repos.tours.adjustments(tid)
         ]
-        out = disqualified_users(await self.offences(tid))
-        return standings(sheets, self.settings(tournament), adjustments, out, await self.nicks(tid))
+        offences = await self.offences(tid)
+        out = disqualified_users(offences)
+        nicks = await self.nicks(tid)
+        settings = self.settings(tournament)
+        rows = standings(sheets, settings, adjustments, out, nicks, schemes)
+        # T5: where shared places reach the prize places, the Judge's tie-break order.
+        sanctions = Counter(o.user_id for o in offences)
+        record, games = records(sheets, schemes, sanctions)
+        seed = await self.lot_seed(signed)
+        return break_ties(rows, parse_tie_break(settings.tie_break), record, games, seed)
+
+    async def lot_seed(self, signed: dict[int, SignedSheet]) -> str | None:
+        """T5, S3: the committed seed the tie-break lot is drawn from: that of the
+        tournament's last signed game (committed at its deal, revealed at its end;
+        docs/fairness.md). None before any sheet is signed."""
+        if not signed:
+            return None
+        state = await self.games.state(max(signed))
+        return None if state is None else state.seed
 
     async def exports(self, tournament: Tournament) -> dict[str, str]:
         tid = tournament.tournament_id
-        sheets = {g: s.rows for g, s in (await self.signed_sheets(tid)).items()}
+        signed = await self.signed_sheets(tid)
+        sheets = {g: s.rows for g, s in signed.items()}
+        schemes = {g: s.scheme for g, s in signed.items()}
         return {
             "standings.csv": standings_csv(await self.standings(tournament)),
-            "sheets.csv": sheets_csv(sheets, self.settings(tournament)),
+            "sheets.csv": sheets_csv(sheets, self.settings(tournament), schemes),
             "stats.csv": stats_csv(await self.tournament_stats(tournament), await self.nicks(tid)),
         }
 
@@ -804,8 +873,8 @@ class TournamentService:
 
     async def tournament_stats(self, tournament: Tournament) -> dict[int, PlayerStats]:
         """Everyone's games, wins and points in the tournament, as its signed sheets read."""
-        sheets = (s.rows for s in (await self.signed_sheets(tournament.tournament_id)).values())
-        return everyone(scored_rows(sheets, self.settings(tournament)))
+        signed = (await self.signed_sheets(tournament.tournament_id)).values()
+        return everyone(row for s in signed for row in scored_rows([s.rows], s.scheme))
 
     async def stats_of(
         self, user_id: int
@@ -819,10 +888,10 @@ class TournamentService:
         mine: list[tuple[SheetRow, int]] = []
         for tournament in await self.repos.tournaments.of_player(user_id):
             signed = await self.signed_sheets(tournament.tournament_id)
-            rows = (s.rows for s in signed.values())
             scored = [
                 (row, tenths)
-                for row, tenths in scored_rows(rows, self.settings(tournament))
+                for s in signed.values()
+                for row, tenths in scored_rows([s.rows], s.scheme)
                 if row.user_id == user_id
             ]
             per_tournament.append((tournament, player_stats(user_id, scored)))
@@ -904,6 +973,9 @@ def _with_setting(settings: TournamentSettings, name: str, value: str) -> Tourna
         return replace(settings, game=replace(game, **changed))
     if name not in {f.name for f in fields(settings)} - {"game"}:
         raise KeyError(name)
+    if isinstance(getattr(settings, name), str):  # the tie-break order (T5)
+        order: dict[str, Any] = {name: ",".join(parse_tie_break(value)) or "none"}
+        return replace(settings, **order)
     number: dict[str, Any] = {name: int(value)}
     if isinstance(getattr(settings, name), bool):
         number[name] = bool(number[name])  # 1 or 0, as /settings takes it
@@ -913,4 +985,7 @@ def _with_setting(settings: TournamentSettings, name: str, value: str) -> Tourna
 def _describe(change: dict[str, object]) -> str:
     if change.get("field") == "winner":
         return f"winner → {change['value']}"
+    if change.get("field") == "scheme":
+        coefficient, threshold = change.get("bonus_coefficient"), change.get("bonus_threshold")
+        return f"scheme: x{coefficient}/10 above {threshold}"
     return f"seat {change.get('seat')}: point {'yes' if change.get('value') else 'no'}"

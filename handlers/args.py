@@ -171,6 +171,8 @@ SETTINGS: Mapping[str, Kind] = {
             ("max_players", _PLAYERS),
         )
     },
+    # T5: criteria by name, comma-separated, no spaces: wins,head_to_head,lot; or none
+    "tie_break": Pattern(r"[a-z_]+(,[a-z_]+)*", 120),
 }
 
 

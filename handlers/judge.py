@@ -163,7 +163,11 @@ async def settings(
             )
             lines = change_lines(service.t, lang, changes, tournaments.settings(tournament))
             key = "settings.changed" if changes else "settings.unchanged"
-            await message.answer(service.t(lang, key, changes="\n".join(lines)))
+            text = service.t(lang, key, changes="\n".join(lines))
+            if override is not None and any(c.name.startswith("bonus_") for c in changes):
+                # T3: signed sheets keep their scheme; rescoring them is the Judge's own act.
+                text += "\n\n" + service.t(lang, "settings.signed_keep_scheme")
+            await message.answer(text)
             return
     except TournamentError as error:
         await _refuse(message, service, lang, error)
@@ -384,6 +388,9 @@ def _table(service: GameService, lang: str, rows: list[StandingsRow], me: int | 
     for group in _places(rows):
         names = _names([_who(r, lang, me) for r in group])
         line = f"{_span(group)}. {names} — {as_points(lang, group[0].total_tenths)}"
+        if group[0].decided_by is not None:  # T5: the tie-break that settled this place
+            criterion = service.t(lang, f"tie_break.{group[0].decided_by}")
+            line += f" ({service.t(lang, 'tie_break.decided', criterion=criterion)})"
         # The mark goes on the very line with the player's (bold) nick, in a long group too.
         lines += [f"👉 {part}" if "<b>" in part else part for part in line.split("\n")]
     out = service.t(lang, "standings.out")
@@ -579,13 +586,15 @@ async def sheet(
         Arg("point", Word(("0", "1"))),
         Arg("reason", REASON),
     ),
+    (Arg("game", GAME), Arg("field", Word(("scheme",))), Arg("reason", REASON)),
+    (Arg("game", Word(("all",))), Arg("field", Word(("scheme",))), Arg("reason", REASON)),
 )
 async def fix(
     message: Message,
     service: GameService,
     tournaments: TournamentService,
     lang: str,
-    game: int,
+    game: int | str,
     field: str,
     reason: str,
     side: str = "",
@@ -594,9 +603,22 @@ async def fix(
 ) -> None:
     """T3: only the Judge changes a signed sheet, with a reason; the history is kept.
 
-    `/fix <game> winner <peaceful|mafia> <reason>` or `/fix <game> seat <N> <0|1> <reason>`.
+    `/fix <game> winner <peaceful|mafia> <reason>` or `/fix <game> seat <N> <0|1> <reason>`;
+    `/fix <game|all> scheme <reason>` rescores signed sheets under the current scheme (T4).
     """
     assert message.from_user is not None
+    if field == "scheme":
+        try:
+            one = game if isinstance(game, int) else None
+            changed = await tournaments.rescore(message.from_user.id, one, reason)
+        except TournamentError as error:
+            await _refuse(message, service, lang, error)
+            return
+        games = ", ".join(f"№{g}" for g in changed)
+        key = "sheet.rescored" if changed else "sheet.rescored_none"
+        await message.answer(service.t(lang, key, games=games))
+        return
+    assert isinstance(game, int)
     change: dict[str, object] = (
         {"field": "winner", "value": side}
         if field == "winner"

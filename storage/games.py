@@ -58,6 +58,8 @@ class Game:
     signed_at: float | None = None
     # What the Join deep link names the lobby by (`join_<token>`): not guessable.
     join_token: str | None = None
+    # T3, T4: the tournament's scoring scheme when the game was opened (None: casual).
+    scoring_json: str | None = None
 
 
 # One game by its id: `get` reads it through the writing connection, `get_committed`
@@ -81,6 +83,7 @@ def _game(row: aiosqlite.Row | sqlite3.Row) -> Game:
         signed_by=row["signed_by"],
         signed_at=row["signed_at"],
         join_token=row["join_token"],
+        scoring_json=row["scoring_json"],
     )
 
 
@@ -137,6 +140,7 @@ class GameRepository:
         settings_json: str,
         now: float,
         tournament_id: int | None = None,
+        scoring_json: str | None = None,
     ) -> Game:
         """Open a lobby in the chat; raises `ActiveGameExistsError` if it already has a game.
 
@@ -147,7 +151,8 @@ class GameRepository:
                 raise ActiveGameExistsError(chat_id)
             row = await self._db.fetch_one(
                 "INSERT INTO games (chat_id, host_user_id, tournament_id, settings_json, "
-                "created_at, updated_at, join_token) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *",
+                "created_at, updated_at, join_token, scoring_json) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
                 (
                     chat_id,
                     host_user_id,
@@ -156,6 +161,7 @@ class GameRepository:
                     now,
                     now,
                     self._db.new_token(),
+                    scoring_json,
                 ),
             )
         assert row is not None  # RETURNING of an insert always yields the row

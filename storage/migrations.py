@@ -329,6 +329,12 @@ CREATE TABLE tournament_journal (
 CREATE INDEX tournament_journal_by_tournament ON tournament_journal (tournament_id, tour);
 """
 
+_SCHEMA_8 = """
+-- T3, T4: the scoring scheme (bonus threshold and coefficient) a tournament game is played
+-- under, as JSON; a later change of the tournament's settings leaves it as it was.
+ALTER TABLE games ADD COLUMN scoring_json TEXT;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -345,6 +351,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "bans waiting for the Judge's decision (V4)", _SCHEMA_5),
     Migration(6, "the Host's private panel message of each game", _SCHEMA_6),
     Migration(7, "the journal of tours cancelled, redrawn, forced, finished, reopened", _SCHEMA_7),
+    Migration(8, "the scoring scheme a tournament game is played under (T3, T4)", _SCHEMA_8),
 )
 """Every migration, in order; the last one's version is the schema version of this code."""
 

@@ -30,8 +30,7 @@ from bot.rules.protocol import Entry, replay
 from bot.rules.roles import Role, Side
 from bot.rules.sanctions import Penalty, VCode
 from bot.rules.sheet import SheetRow, sheet
-from bot.tournament.scoring import game_points, win_tenths
-from bot.tournament.settings import TournamentSettings
+from bot.tournament.scoring import Scheme, Scoring, game_points, win_tenths
 
 
 @dataclass(frozen=True)
@@ -109,35 +108,57 @@ def departures(entries: Iterable[Entry]) -> dict[int, Departure]:
     return out
 
 
-def apply_change(rows: Sequence[SheetRow], change: Mapping[str, object]) -> list[SheetRow]:
-    """A Judge's correction (T3): the winning side, or whether a seat earns its point."""
-    if change.get("field") == "winner":
-        side = Side(str(change["value"]))
-        return [
-            replace(
-                r,
-                won=r.side is side,
-                earns_point=r.side is side and not any(p != "warning" for p in r.penalties),
-            )
-            for r in rows
-        ]
-    seat = int(str(change.get("seat", 0)))
-    earns = bool(change.get("value"))
-    return [replace(r, earns_point=earns) if r.seat == seat else r for r in rows]
+def scheme_change(scheme: Scheme) -> dict[str, object]:
+    """The Judge's rescore of a signed sheet under `scheme` (T3, T4), as a correction."""
+    return {"field": "scheme", **scheme.to_json()}
+
+
+def _from_sides(rows: Sequence[SheetRow], side: Side) -> list[SheetRow]:
+    # T4: the winning side earns its point, except those a sanction took out of the game.
+    return [
+        replace(
+            r,
+            won=r.side is side,
+            earns_point=r.side is side and not any(p != "warning" for p in r.penalties),
+        )
+        for r in rows
+    ]
+
+
+def corrected(
+    rows: Sequence[SheetRow], corrections: Iterable[Correction], scheme: Scheme | None = None
+) -> tuple[list[SheetRow], Scheme | None]:
+    """The sheet after the Judge's corrections, composed in the order made (T3).
+
+    A winner correction re-derives every seat's point from the sides; a seat's point
+    correction then stands over it, whether made before or after (a later seat
+    correction of the same seat replaces the earlier). A scheme correction rescores
+    the sheet (the latest one counts). So the points always follow from the history.
+    """
+    winner: Side | None = None
+    points: dict[int, bool] = {}
+    for correction in corrections:
+        change = correction.change
+        if change.get("field") == "winner":
+            winner = Side(str(change["value"]))
+        elif change.get("field") == "scheme":
+            scheme = Scheme.from_json(change)
+        else:
+            points[int(str(change.get("seat", 0)))] = bool(change.get("value"))
+    result = list(rows) if winner is None else _from_sides(rows, winner)
+    result = [replace(r, earns_point=points[r.seat]) if r.seat in points else r for r in result]
+    return result, scheme
 
 
 def corrected_rows(rows: Sequence[SheetRow], corrections: Iterable[Correction]) -> list[SheetRow]:
-    result = list(rows)
-    for correction in corrections:
-        result = apply_change(result, correction.change)
-    return result
+    return corrected(rows, corrections)[0]
 
 
 def protocol_sheet(
     entries: Sequence[Entry],
     *,
     host: str,
-    settings: TournamentSettings | None = None,
+    settings: Scoring | None = None,
     tournament: str | None = None,
     tour: int | None = None,
     table: str | None = None,
@@ -146,14 +167,18 @@ def protocol_sheet(
     corrections: Sequence[Correction] = (),
     absent: Sequence[str] = (),
 ) -> ProtocolSheet:
-    """The sheet of a game from its protocol; `settings` None: a casual game (no points)."""
+    """The sheet of a game from its protocol; `settings` None: a casual game (no points).
+
+    `settings` is the scheme the game was played under; a scheme correction replaces it.
+    """
     if not entries or not isinstance(entries[0].event, GameStarted):
         raise ValueError("a protocol starts with GameStarted")
     state = replay(entries)
-    rows = corrected_rows(sheet(state), corrections)
+    played = None if settings is None else Scheme.of(settings)
+    rows, scheme = corrected(sheet(state), corrections, played)
     left = departures(entries)
     ended = next((e.at for e in entries if isinstance(e.event, GameOver)), None)
-    points = game_points(rows, settings) if settings is not None else None
+    points = game_points(rows, scheme) if scheme is not None else None
     winner = next((r.side for r in rows if r.won), None)  # after the Judge's corrections
     return ProtocolSheet(
         game_id=state.game_id,
@@ -182,6 +207,6 @@ def protocol_sheet(
         signed_by=signed_by,
         signed_at=signed_at,
         corrections=tuple(corrections),
-        per_win=None if settings is None else win_tenths(len(rows), settings),
+        per_win=None if scheme is None else win_tenths(len(rows), scheme),
         absent=tuple(absent),
     )

@@ -11,16 +11,51 @@ their side.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
 from bot.rules.sheet import SheetRow
 from bot.tournament.errors import BadPoints
-from bot.tournament.settings import TournamentSettings
 
 POINT = 10  # one point, in tenths
 
 
-def win_tenths(players: int, settings: TournamentSettings) -> int:
+class Scoring(Protocol):
+    """What T4 scores by: `TournamentSettings`, or the `Scheme` a sheet was played under."""
+
+    @property
+    def bonus_threshold(self) -> int: ...
+
+    @property
+    def bonus_coefficient(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """The scoring scheme of one game (T3, T4): a signed sheet keeps the one it was played
+    under; a later change of the tournament's settings reaches it only by a Judge's
+    explicit rescore, a correction kept with its reason."""
+
+    bonus_threshold: int = 14
+    bonus_coefficient: int = 12
+
+    @classmethod
+    def of(cls, scoring: Scoring) -> Scheme:
+        return cls(scoring.bonus_threshold, scoring.bonus_coefficient)
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "bonus_threshold": self.bonus_threshold,
+            "bonus_coefficient": self.bonus_coefficient,
+        }
+
+    @classmethod
+    def from_json(cls, value: Mapping[str, object]) -> Scheme:
+        return cls(int(str(value["bonus_threshold"])), int(str(value["bonus_coefficient"])))
+
+
+def win_tenths(players: int, settings: Scoring) -> int:
     """What each winner earns at a table where `players` started the game."""
     if players > settings.bonus_threshold:
         # 1 point x coefficient/10; exact, since a point is 10 tenths.
@@ -29,7 +64,7 @@ def win_tenths(players: int, settings: TournamentSettings) -> int:
 
 
 def game_points(
-    rows: Sequence[SheetRow], settings: TournamentSettings, players: int | None = None
+    rows: Sequence[SheetRow], settings: Scoring, players: int | None = None
 ) -> dict[int, int]:
     """{user id: tenths} for every player on the sheet (0 for those who earn nothing).
 

@@ -16,6 +16,32 @@ from bot.rules.codec import from_json, to_json
 from bot.rules.errors import BadSettings
 from bot.rules.settings import MAX_TIMER_SECONDS, TIMER_FIELDS, GameSettings
 
+# T5: the tie-break criteria, in words in bot.tournament.tiebreak; the lot is always last.
+TIE_BREAK_CRITERIA = (
+    "wins",
+    "bonus_wins",
+    "commissioner_wins",
+    "fewer_sanctions",
+    "head_to_head",
+    "lot",
+)
+DEFAULT_TIE_BREAK = "wins,bonus_wins,commissioner_wins,fewer_sanctions,lot"
+
+
+def parse_tie_break(text: str) -> tuple[str, ...]:
+    """"wins,head_to_head" -> ("wins", "head_to_head", "lot"): known criteria, each once;
+    the lot is always last (added if left out). "none" -> (): no tie-break, shared prize
+    places are the Judge's to decide (7.1). Anything else raises `BadSettings`."""
+    if text.strip() == "none":
+        return ()
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    known = all(n in TIE_BREAK_CRITERIA for n in names)
+    if not names or not known or len(set(names)) != len(names):
+        raise BadSettings(f"not a tie-break order: {text!r}", field="tie_break")
+    if "lot" in names and names[-1] != "lot":
+        raise BadSettings(f"the lot comes last: {text!r}", field="tie_break")
+    return names if names[-1] == "lot" else (*names, "lot")
+
 
 @dataclass(frozen=True)
 class TournamentSettings:
@@ -26,6 +52,8 @@ class TournamentSettings:
     # T5: whether players may see the standings (/standings) before the end; the Judge
     # always may. After /finish everyone does.
     standings_visible: bool = True
+    # T5: the order that splits equal totals reaching the prize places, criteria by name.
+    tie_break: str = DEFAULT_TIE_BREAK
     game: GameSettings = field(default_factory=GameSettings)  # the game scheme (T6)
 
     def __post_init__(self) -> None:
@@ -38,6 +66,9 @@ class TournamentSettings:
                 f"standings_visible must be true or false, got {self.standings_visible!r}",
                 field="standings_visible",
             )
+        if type(self.tie_break) is not str:
+            raise BadSettings(f"tie_break must be text, got {self.tie_break!r}", field="tie_break")
+        parse_tie_break(self.tie_break)
         if not isinstance(self.game, GameSettings):
             raise BadSettings(f"game must be GameSettings, got {self.game!r}", field="game")
         if not 1 <= self.group_min <= self.group_max:

@@ -8,7 +8,8 @@ ones with their totals but no place. Within equal totals rows go by nick, then i
 
 `wins` counts the games a player's side won (the sheet's `won`), removed
 winners included; their points for that game are still 0 (T4). The points of every
-game follow the tournament's current scoring settings.
+game follow the scheme it was played under (`schemes`, by game id: a signed sheet keeps
+its scheme, T3), else the tournament's current scoring settings.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.rules.sheet import SheetRow
-from bot.tournament.scoring import format_tenths, game_points
+from bot.tournament.scoring import Scoring, format_tenths, game_points
 from bot.tournament.settings import TournamentSettings
 
 
@@ -42,6 +43,9 @@ class StandingsRow:
     games: int  # signed sheets the player is on
     wins: int  # of those, games their side won
     adjustments: tuple[Adjustment, ...]  # oldest first
+    # T5: the tie-break criterion that decided this place (bot.tournament.tiebreak); None
+    # where the total alone did, or the place is still shared.
+    decided_by: str | None = None
 
     @property
     def disqualified(self) -> bool:
@@ -54,6 +58,7 @@ def standings(
     adjustments: Iterable[Adjustment] = (),
     disqualified: Collection[int] = frozenset(),
     nicks: Mapping[int, str] | None = None,
+    schemes: Mapping[int, Scoring] | None = None,
 ) -> list[StandingsRow]:
     """The table: placed players by total descending, then the disqualified.
 
@@ -67,8 +72,9 @@ def standings(
     wins: dict[int, int] = dict.fromkeys(names, 0)
     notes: dict[int, list[Adjustment]] = {}
     sheet_nick: dict[int, str] = {}
-    for _game_id, rows in sorted(sheets.items()):
-        points = game_points(rows, settings)
+    played = schemes or {}
+    for game_id, rows in sorted(sheets.items()):
+        points = game_points(rows, played.get(game_id, settings))
         for row in rows:
             uid = row.user_id
             totals[uid] = totals.get(uid, 0) + points[uid]
@@ -186,11 +192,16 @@ SHEETS_HEADER = (
 )
 
 
-def sheets_csv(sheets: Mapping[int, Sequence[SheetRow]], settings: TournamentSettings) -> str:
+def sheets_csv(
+    sheets: Mapping[int, Sequence[SheetRow]],
+    settings: TournamentSettings,
+    schemes: Mapping[int, Scoring] | None = None,
+) -> str:
     """Every sheet as CSV, one row per player, by game id then seat (T3, T4)."""
     lines: list[Sequence[object]] = []
+    played = schemes or {}
     for game_id, rows in sorted(sheets.items()):
-        points = game_points(rows, settings)
+        points = game_points(rows, played.get(game_id, settings))
         lines.extend(
             (
                 game_id,

@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 
 from bot.rules.roles import Role
 from bot.rules.sheet import SheetRow
-from bot.tournament.scoring import format_tenths, game_points
-from bot.tournament.settings import TournamentSettings
+from bot.tournament.scoring import Scoring, format_tenths, game_points
 from bot.tournament.standings import spreadsheet_text
 
 
@@ -46,7 +45,7 @@ class PlayerStats:
 
 
 def scored_rows(
-    sheets: Iterable[Sequence[SheetRow]], settings: TournamentSettings
+    sheets: Iterable[Sequence[SheetRow]], settings: Scoring
 ) -> Iterable[tuple[SheetRow, int]]:
     """Every row of every sheet with the points it earned under `settings`."""
     for rows in sheets:

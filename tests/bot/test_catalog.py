@@ -220,6 +220,8 @@ def samples(lang: str, nick: str, html: bool = True) -> dict[str, object]:
         "who": escape_(nick),
         "chat": escape(title),
         "done": 2,
+        "criterion": "жребий",
+        "coefficient": "1,2",
         "present": 15,
         "names": ", ".join(escape_(nick) for _ in range(4)),
         "state": T(lang, "tours.state_lobby", present=15, total=16, game=1234),

@@ -101,6 +101,8 @@ async def test_T5_T6_settings_rules_and_standings_read_in_words() -> None:
         assert "Round 1: 60 s per player → 45 s per player" in told.content
         assert "game." not in told.content and "round1_seconds" not in told.content
         await say(table, judge, judge.private, "/settings game.kill_rule majority")
+        # T5: no tie-break order, so that shared places stay shared and 7.1 applies below.
+        await say(table, judge, judge.private, "/settings tie_break none")
 
         # /rules: the player's tournament's scheme; someone with none, the defaults.
         rules = await say(table, player, player.private, "/rules")

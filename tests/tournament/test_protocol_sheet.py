@@ -19,7 +19,13 @@ from bot.rules.events import Cause, Phase, Player
 from bot.rules.roles import Role, Side
 from bot.rules.sanctions import Penalty, VCode
 from bot.sheet_view import sheet_html, sheet_message
-from bot.tournament.protocol_sheet import Correction, ProtocolSheet, protocol_sheet
+from bot.tournament.protocol_sheet import (
+    Correction,
+    ProtocolSheet,
+    protocol_sheet,
+    scheme_change,
+)
+from bot.tournament.scoring import Scheme
 from bot.tournament.settings import TournamentSettings
 from tests.rules import helpers
 from tests.rules.helpers import Game, to_night
@@ -203,3 +209,62 @@ def test_T3_the_page_is_self_contained_and_escapes_every_nick(
         assert "<style>" in page and "@media print" in page
         message = sheet_message(T, lang, doc, ZONE)
         assert "<script" not in message and "&lt;script&gt;" in message
+
+
+@pytest.mark.rule("T3")
+def test_T3_a_later_winner_correction_keeps_an_earlier_seat_correction() -> None:
+    """Corrections compose in the order made (issue 20): a winner fixed after a seat's
+    point was taken away leaves that seat without its point, as the history says."""
+    game = peaceful_win()
+    at = game.now + 3600
+    winner = next(r.seat for r in doc_of(game).rows if r.side is Side.PEACEFUL and r.tenths)
+    corrections = [
+        Correction({"field": "point", "seat": winner, "value": False}, "подсказка", at),
+        Correction({"field": "winner", "value": "peaceful"}, "подтверждаю победу", at + 60),
+    ]
+    doc = doc_of(game, corrections=corrections)
+    points = {r.seat: r.tenths for r in doc.rows}
+    assert points[winner] == 0
+    assert sum(1 for v in points.values() if v) == 8  # the other peaceful winners
+
+
+@pytest.mark.rule("T3")
+@pytest.mark.rule("T4")
+def test_T3_a_sheet_keeps_its_scheme_until_a_rescore_correction_changes_it() -> None:
+    """A signed sheet is scored under the scheme it was played under; only a Judge's
+    scheme correction (with its reason, in the history) rescores it (issue 20)."""
+    game = mafia_win()  # 15 players: x1.2 under the default threshold of 14
+    played = TournamentSettings()
+    doc = doc_of(game, settings=played)
+    assert doc.per_win == 12
+    later = Scheme(bonus_threshold=15, bonus_coefficient=12)
+    rescore = Correction(scheme_change(later), "порог изменён после тура", game.now + 3600)
+    doc = doc_of(game, settings=played, corrections=[rescore])
+    assert doc.per_win == 10
+    assert {r.tenths for r in doc.rows if r.side is Side.MAFIA} == {10}
+    text = flat(sheet_message(T, "ru", doc, ZONE))
+    assert "Победа за этим столом: 1,0" in text
+    assert "пересчёт по новой схеме: победа ×1,2 за столом, где больше 15 игроков" in text
+    assert "порог изменён после тура" in text
+
+
+@pytest.mark.rule("T3")
+def test_T3_every_row_says_who_won_in_words_that_print_in_black_and_white() -> None:
+    """The regulation's columns (seat, nick, role, which side won) on every row, in words,
+    not in colour or emoji alone (issue 20)."""
+    game = mafia_win()
+    doc = doc_of(game)
+    page = sheet_html(T, "ru", doc, ZONE)
+    header = page.split("<tr>")[1].split("</tr>")[0]
+    for column in ("№", "Ник", "Роль", "Кто победил", "Итог"):
+        assert f">{column}</th>" in header
+    body = page.split("<tbody>")[1].split("</tbody>")[0]
+    rows = body.split("</tr>")[:-1]
+    assert len(rows) == len(doc.rows)
+    for row, cells in zip(doc.rows, rows, strict=True):
+        assert '"">Мафия</td>' in cells  # who won, on every row
+        assert ('"">победа</td>' if row.won else '"">поражение</td>') in cells
+    message = flat(sheet_message(T, "ru", doc, ZONE))
+    assert message.count("победа ·") + message.count("поражение ·") == len(doc.rows)
+    en = flat(sheet_html(T, "en", doc, ZONE))
+    assert "Who won" in en and "lost" in en

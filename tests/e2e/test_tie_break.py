@@ -1,0 +1,47 @@
+"""T5: the tie-break order through the sandbox (issue 20 §4): chosen in /settings before
+the first tour and announced (T6), shown in /standings, a lot from the committed seed."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.demo import open_table
+from bot.rules.draws import shuffled
+from bot.rules.sheet import sheet
+from tests.e2e.test_tournament import play_tour, register_all, say
+
+
+@pytest.mark.rule("T5")
+@pytest.mark.rule("T6")
+@pytest.mark.rule("S3")
+async def test_T5_the_judges_tie_break_order_settles_the_prize_places() -> None:
+    async with open_table(12, seed=5, lang="en") as table:
+        await register_all(table, table.people)
+        judge = table.host
+        refused = await say(table, judge, judge.private, "/settings tie_break lot,wins")
+        assert "Changed" not in refused
+        shown = await say(table, judge, judge.private, "/settings")
+        assert "more wins; more wins at tables with the bonus" in shown  # the default
+        changed = await say(table, judge, judge.private, "/settings tie_break head_to_head")
+        assert "more games won against each other; a lot" in changed
+        told = table.people[0].inbox()[-1].content  # T6: every player is told
+        assert "more games won against each other; a lot" in told
+
+        [game_id] = await play_tour(table, table.people, seed=5)
+        state = await table.app.service.state(game_id)
+        assert state is not None
+        winners = sorted(r.user_id for r in sheet(state) if r.earns_point)
+        service = table.app.dispatcher["tournaments"]
+        tournament = await service.judged_by(judge.id)
+        rows = {r.user_id: r for r in await service.standings(tournament)}
+        # All winners share 1.0 and beat none of each other: the lot, from the game's
+        # seed (committed at the deal, revealed at the end), settles 1st to 3rd.
+        drawn = shuffled(state.seed, "tiebreak:1", winners)
+        assert len(winners) >= 3
+        expected = [1, 2, 3] + [4] * (len(winners) - 3)  # below 3rd: one shared place
+        assert [rows[u].place for u in drawn] == expected
+        assert {rows[u].decided_by for u in winners} == {"lot"}
+        text = await say(table, judge, judge.private, "/standings")
+        assert "(decided by: a lot)" in text
+        final = await say(table, judge, judge.private, "/finish")
+        assert "Top three" in final  # nothing shared at the top is left to stop it
