@@ -20,6 +20,7 @@ SHOWN = (
     "bonus_threshold",
     "bonus_coefficient",
     "standings_visible",
+    "balanced_tours",
     *(f"game.{name}" for name in (*TIMER_FIELDS, "kill_rule", "min_players", "max_players")),
 )
 

@@ -26,6 +26,9 @@ class TournamentSettings:
     # T5: whether players may see the standings (/standings) before the end; the Judge
     # always may. After /finish everyone does.
     standings_visible: bool = True
+    # T1, beyond the regulation: /groups spreads tablemates, seat numbers and the bonus
+    # tables (T4) across the tours (bot.tournament.groups; docs/fairness.md).
+    balanced_tours: bool = True
     game: GameSettings = field(default_factory=GameSettings)  # the game scheme (T6)
 
     def __post_init__(self) -> None:
@@ -33,11 +36,11 @@ class TournamentSettings:
             value = getattr(self, name)
             if type(value) is not int:
                 raise BadSettings(f"{name} must be a whole number, got {value!r}", field=name)
-        if type(self.standings_visible) is not bool:
-            raise BadSettings(
-                f"standings_visible must be true or false, got {self.standings_visible!r}",
-                field="standings_visible",
-            )
+        for name in ("standings_visible", "balanced_tours"):
+            if type(getattr(self, name)) is not bool:
+                raise BadSettings(
+                    f"{name} must be true or false, got {getattr(self, name)!r}", field=name
+                )
         if not isinstance(self.game, GameSettings):
             raise BadSettings(f"game must be GameSettings, got {self.game!r}", field="game")
         if not 1 <= self.group_min <= self.group_max:
@@ -78,6 +81,7 @@ JUDGE_RANGES: dict[str, tuple[float, float]] = {
     "bonus_threshold": (0, 16),
     "bonus_coefficient": (10, 30),
     "standings_visible": (0, 1),
+    "balanced_tours": (0, 1),
     **{f"game.{name}": (1, MAX_TIMER_SECONDS) for name in TIMER_FIELDS},
 }
 
