@@ -170,3 +170,123 @@ def test_T1_two_hundred_players_are_split_fast_enough() -> None:
     assert max(tours.meetings()) <= 3
     assert tours.players_with_a_repeated_seat() == 0
     assert slowest < 5.0
+
+
+# --- docs/fairness.md, "A tournament's groups and seats", written out anew -------------
+
+
+def documented_split(
+    seed: str,
+    players: list[int],
+    low: int,
+    high: int,
+    threshold: int,
+    balanced: bool,
+    earlier: list[list[int]],  # each earlier table's players, in seat order
+) -> tuple[list[list[int]], list[int]]:
+    """The groups (in seat order if balanced) and the reserves, step by step as the
+    document says, with nothing from bot.tournament.groups."""
+    n = len(players)
+    k = -(-n // high)
+    if n < low:
+        sizes: list[int] = []
+    elif k * low <= n:
+        b, r = divmod(n, k)
+        sizes = [b] * (k - r) + [b + 1] * r
+    else:
+        sizes = [high] * (n // low)
+    order = shuffled(seed, "groups", sorted(players))
+    rank = {p: i for i, p in enumerate(order)}
+    played = Counter(p for t in earlier for p in t)
+    by_played = sorted(players, key=lambda p: (-played[p], rank[p]))
+    reserves = by_played[: n - sum(sizes)]
+    to_seat = [p for p in order if p not in reserves]
+
+    def m(p: int, q: int) -> int:
+        return sum(1 for t in earlier if p in t and q in t)
+
+    def w(p: int, q: int) -> int:
+        return 4 ** m(p, q) - 1 if balanced else m(p, q)
+
+    is_bonus = [balanced and s > threshold for s in sizes]
+    mixed = any(is_bonus) and not all(is_bonus)
+    bonus = Counter(p for t in earlier if len(t) > threshold for p in t)
+    kind = {p: bool(sizes) and is_bonus[0] for p in to_seat}
+    if mixed:
+        plain = sum(s for s, b in zip(sizes, is_bonus, strict=True) if not b)
+        ranked = sorted(to_seat, key=lambda p: (-bonus[p], rank[p]))
+        kind = {p: i >= plain for i, p in enumerate(ranked)}
+
+    groups: list[list[int]] = [[] for _ in sizes]
+    for p in to_seat:
+        room = [i for i in range(len(sizes)) if len(groups[i]) < sizes[i]]
+        mine = [i for i in room if is_bonus[i] == kind[p]]
+        best = min(
+            mine, key=lambda i: (sum(w(p, q) for q in groups[i]), len(groups[i]) - sizes[i], i)
+        )
+        groups[best].append(p)
+    listed = [p for g in groups for p in g]
+    where = {p: i for i, g in enumerate(groups) for p in g}
+
+    def c(x: int, group: int) -> int:
+        return sum(w(x, q) for q in listed if where[q] == group and q != x)
+
+    traded = True
+    while traded:
+        traded = False
+        for i in range(len(listed)):
+            for j in range(i + 1, len(listed)):
+                a, b = listed[i], listed[j]
+                ga, gb = where[a], where[b]
+                if ga == gb:
+                    continue
+                if mixed and is_bonus[ga] != is_bonus[gb] and bonus[a] != bonus[b]:
+                    continue
+                if c(a, gb) - w(a, b) + c(b, ga) - w(a, b) < c(a, ga) + c(b, gb):
+                    where[a], where[b] = gb, ga
+                    traded = True
+    final = sorted(
+        (sorted(p for p in listed if where[p] == i) for i in range(len(sizes))),
+        key=lambda g: (len(g), g),
+    )
+    if not balanced:
+        return final, sorted(reserves)
+    had = Counter((p, t.index(p) + 1) for t in earlier for p in t)
+    seated = []
+    for g, group in enumerate(final, 1):
+        seats = shuffled(seed, f"groups:{g}:seats", group)
+        traded = True
+        while traded:
+            traded = False
+            for i in range(len(seats)):
+                for j in range(i + 1, len(seats)):
+                    a, b = seats[i], seats[j]
+                    if had[a, j + 1] + had[b, i + 1] < had[a, i + 1] + had[b, j + 1]:
+                        seats[i], seats[j] = b, a
+                        traded = True
+        seated.append(seats)
+    return seated, sorted(reserves)
+
+
+@pytest.mark.rule("T1", "S3")
+@pytest.mark.parametrize(
+    ("count", "balanced"), [(29, True), (31, True), (44, True), (19, True), (40, False)]
+)
+def test_T1_the_published_procedure_gives_the_bot_s_groups_and_seats(
+    count: int, balanced: bool
+) -> None:
+    """Anyone can recompute a tour from docs/fairness.md: four tours, a player coming late
+    and a player leaving, each recomputed from the seed and the earlier tables alone."""
+    conf = replace(BALANCED, balanced_tours=balanced)
+    everyone = ids(count + 1)
+    earlier: list[list[int]] = []
+    for tour in range(1, 5):
+        players = everyone[1:] if tour < 3 else everyone[:-1]  # one joins, one leaves
+        seed = f"4:{tour}"
+        seatings = [{p: i + 1 for i, p in enumerate(t)} for t in earlier]
+        result = split(players, conf, earlier, seed, seatings)
+        groups, reserves = documented_split(
+            seed, players, conf.group_min, conf.group_max, conf.bonus_threshold, balanced, earlier
+        )
+        assert (result.groups, result.reserves) == (groups, reserves), f"tour {tour}"
+        earlier += [list(g) for g in groups]
