@@ -15,8 +15,14 @@ from dataclasses import replace
 import pytest
 
 from bot.rules.draws import shuffled
+from bot.rules.errors import BadSettings
 from bot.tournament.groups import Split, count_repeated_seats, meetings, split
-from bot.tournament.settings import TournamentSettings
+from bot.tournament.settings import (
+    TournamentSettings,
+    check_judge_value,
+    settings_from_json,
+    settings_to_json,
+)
 
 BALANCED = TournamentSettings()
 OLD = replace(BALANCED, balanced_tours=False)
@@ -129,6 +135,19 @@ def test_T1_the_balanced_draw_is_reproducible_from_the_seed_and_the_earlier_tour
     assert sorted(p for g in first.groups for p in g) == players
     assert [len(g) for g in first.groups] == [14, 15, 15]
     assert min(first.groups[1]) < min(first.groups[2])
+
+
+@pytest.mark.rule("T1", "T6")
+def test_T6_balanced_tours_is_a_setting_on_by_default() -> None:
+    assert BALANCED.balanced_tours is True
+    assert settings_from_json("{}").balanced_tours is True  # tournaments made before it
+    assert settings_from_json(settings_to_json(OLD)) == OLD
+    check_judge_value("balanced_tours", "0")
+    for absurd in ("2", "-1", "nan"):
+        with pytest.raises(BadSettings):
+            check_judge_value("balanced_tours", absurd)
+    with pytest.raises(BadSettings, match="balanced_tours"):
+        TournamentSettings(balanced_tours=1)  # type: ignore[arg-type]
 
 
 @pytest.mark.rule("T1")
