@@ -24,10 +24,12 @@ Balanced tours (`balanced_tours`, on by default; beyond the regulation). Three m
 spread across the tours, each drawn from the same seed and the earlier tours only, by the
 exact procedure docs/fairness.md publishes (so anyone can recompute it):
 - tablemates: a pair that already met `m` times costs `4**m - 1` (not `m`), so the swaps
-  first keep apart the pairs who met most, and no pair meets all the time;
+  first keep apart the pairs who met most;
 - the bonus tables (T4: more than `bonus_threshold` players) when a tour mixes sizes: the
   players who sat at the most bonus tables so far take the smaller tables, and a swap
-  between a bonus and a plain table only exchanges players with as many bonus tables;
+  between a bonus and a plain table only exchanges players with as many bonus tables
+  (the rotation comes first: with only two tables, 14 and 15, it decides most of the
+  split, and pairs meet again more often than they would without it);
 - seats: each group's seat order starts from its own seeded shuffle, then two players
   swap seats while that lowers how often they already sat on those seats.
 Off, the split is the one above and the games draw their seats themselves (S1).
