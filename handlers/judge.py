@@ -215,7 +215,7 @@ async def groups(
             reserves=reserves,
             repeats=proposal.repeated_pairs,
             seating=(
-                "\n" + service.t(lang, "groups.seating", seats=proposal.repeated_seats)
+                "\n" + service.t(lang, "groups.seating", again=proposal.repeated_seats)
                 if proposal.seated
                 else ""
             ),
