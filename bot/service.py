@@ -57,6 +57,7 @@ from bot.rules.protocol import entry_to_json, stamp, state_from_json, state_to_j
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
 from bot.sender import COSMETIC, LATE, Remembered, Sender, Undelivered
+from bot.tournament.settings import settings_from_json
 from bot.updates import HandledUpdates
 from storage.chats import ChatType
 from storage.db import Work
@@ -531,10 +532,25 @@ class GameService:
                 settings,
                 self.new_seed(),
                 now,
+                await self.seat_order(game, [p.user_id for p in players]),
             )
             await self._commit(game, state, events, now, GameStatus.RUNNING)
             log_game(game, "started, %d players", len(players))
             return BeginOutcome(True, [])
+
+    async def seat_order(self, game: Game, present: Sequence[int]) -> list[int] | None:
+        """A balanced tour's seat order for a tournament table (T1), among those present;
+        None (the game draws its seats, S1) elsewhere, or when someone at the table is
+        not in the group's order."""
+        if game.tournament_id is None:
+            return None
+        tournament = await self.repos.tournaments.get(game.tournament_id)
+        group = await self.repos.tours.group_of_game(game.game_id)
+        if tournament is None or group is None or not set(present) <= set(group.players):
+            return None
+        if not settings_from_json(tournament.settings_json).balanced_tours:
+            return None
+        return [p for p in group.players if p in set(present)]
 
     async def retry_waiting_begins(self, user_id: int) -> None:
         """A player pressed Start: a /begin that waited for them may go ahead now."""

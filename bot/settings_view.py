@@ -21,6 +21,7 @@ SHOWN = (
     "bonus_coefficient",
     "standings_visible",
     "tie_break",
+    "balanced_tours",
     *(f"game.{name}" for name in (*TIMER_FIELDS, "kill_rule", "min_players", "max_players")),
 )
 

@@ -7,6 +7,7 @@ stores, looks up and tells people.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -327,7 +328,16 @@ class TournamentService:
             for p in await self.repos.tournaments.players(tid)
             if p.status.value == "registered"
         ]
-        history = [frozenset(g.players) for g in await self.repos.tours.groups(tid)]
+        earlier = await self.repos.tours.groups(tid)
+        history = [frozenset(g.players) for g in earlier]
+        # Balanced tours (T1): the seats each earlier game gave, else its group's order.
+        seatings = []
+        for group in earlier:
+            state = await self.games.state(group.game_id) if group.game_id else None
+            if state is not None and state.seats:
+                seatings.append({st.user_id: seat for seat, st in state.seats.items()})
+            else:
+                seatings.append({p: i + 1 for i, p in enumerate(group.players)})
         # The draw behind the split is made from the tournament and tour, so the Judge
         # sees the same proposal when confirming it; a redrawn tour is drawn anew.
         draws = sum(
@@ -335,7 +345,9 @@ class TournamentService:
             for e in await self.repos.tours.journal(tid)
         )
         seed = redraw_seed(tid, tour, draws)
-        return tour, split(players, self.settings(tournament), history, seed=seed)
+        # Pure and CPU-bound (half a second for 200 players): off the event loop.
+        settings = self.settings(tournament)
+        return tour, await asyncio.to_thread(split, players, settings, history, seed, seatings)
 
     def check_open(self, tournament: Tournament) -> None:
         """T5: a finished tournament's final table stays as announced until it is reopened."""

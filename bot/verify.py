@@ -146,9 +146,14 @@ def _walk(report: _Report, started: GameStarted, entries: Sequence[Entry]) -> bo
     for entry in entries:
         match entry.event:
             case SeatsDrawn(seating=seated):
-                report.line("verify.seats")
+                order = started.seat_order
+                report.line("verify.seats" if order is None else "verify.seats_of_tour")
                 happened = {a.seat: a for a in seated}
-                for i, player in enumerate(seating(seed, started.players)):
+                expected = seating(seed, started.players)
+                if order is not None:  # a balanced tour's order (T1)
+                    by_id = {p.user_id: p for p in started.players}
+                    expected = [by_id[user_id] for user_id in order]
+                for i, player in enumerate(expected):
                     there = happened.get(i + 1)
                     mark = report.outcome(
                         player.user_id,

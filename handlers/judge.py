@@ -244,6 +244,11 @@ async def groups(
             groups=listing or "—",
             reserves=reserves,
             repeats=proposal.repeated_pairs,
+            seating=(
+                "\n" + service.t(lang, "groups.seating", again=proposal.repeated_seats)
+                if proposal.seated
+                else ""
+            ),
             count=len(proposal.groups) and sum(proposal.sizes),
             total=sum(proposal.sizes) + len(proposal.reserves),
         )

@@ -117,8 +117,12 @@ def start_game(
     settings: GameSettings,
     seed: str,
     now: float,
+    seat_order: Sequence[int] | None = None,
 ) -> tuple[GameState, list[Event]]:
-    """The Host's `/begin`: seats drawn, cards dealt, Day 0 opens (S1-S3, D1)."""
+    """The Host's `/begin`: seats drawn, cards dealt, Day 0 opens (S1-S3, D1).
+
+    `seat_order`, a balanced tour's order for this table (T1), seats its players in that
+    order instead of the draw; it must list exactly the players."""
     count = len(players)
     if not settings.min_players <= count <= settings.max_players:
         raise BadPlayerCount(
@@ -131,6 +135,10 @@ def start_game(
         raise BadPlayerCount("a player is listed twice", players=count)
     if not seed:
         raise ValueError("the game seed must not be empty")
+    if seat_order is not None and (
+        len(seat_order) != count or set(seat_order) != {p.user_id for p in players}
+    ):
+        raise ValueError("the seat order must list each player once")
 
     started = GameStarted(
         game_id=game_id,
@@ -138,14 +146,20 @@ def start_game(
         players=list(players),
         seed=seed,
         commitment=draws.commitment(seed),
+        seat_order=None if seat_order is None else list(seat_order),
     )
     turn = _Turn(initial_state(started), now)
     turn.events.append(started)
 
     # S1: the seating is a shuffle of the players in a canonical order (by Telegram id),
     # so that anyone holding the revealed seed can recompute it.
+    # A balanced tour gave the order instead (T1), published with the game (GameStarted).
     canonical = sorted(players, key=lambda p: p.user_id)
-    seated = draws.shuffled(seed, "seats", canonical)
+    if seat_order is None:
+        seated = draws.shuffled(seed, "seats", canonical)
+    else:
+        by_id = {p.user_id: p for p in players}
+        seated = [by_id[user_id] for user_id in seat_order]
     turn.emit(SeatsDrawn([SeatAssignment(i + 1, p.user_id, p.nick) for i, p in enumerate(seated)]))
     # S2-S3: the deck for this table size, shuffled; card i goes to seat i + 1.
     deck = draws.shuffled(seed, "deal", role_deck(count, settings.mafiosi_for(count)))

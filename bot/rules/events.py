@@ -86,6 +86,9 @@ class GameStarted(Event):
     players: list[Player]
     seed: str
     commitment: str
+    # A balanced tour's seat order for this table (T1; docs/fairness.md): the player at
+    # position i takes seat i + 1. None: the seats are drawn from the seed (S1).
+    seat_order: list[int] | None = None
 
 
 @dataclass(frozen=True)

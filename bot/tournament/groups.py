@@ -19,12 +19,26 @@ sets of player ids. The split minimises the number of earlier meetings among
 table-mates (a pair that shared two tables counts twice): a greedy placement in the
 seeded order, then pairwise swaps between groups while any swap lowers the count.
 The result depends only on the set of players, the settings, the history and the seed.
+
+Balanced tours (`balanced_tours`, on by default; beyond the regulation). Three more things
+spread across the tours, each drawn from the same seed and the earlier tours only, by the
+exact procedure docs/fairness.md publishes (so anyone can recompute it):
+- tablemates: a pair that already met `m` times costs `4**m - 1` (not `m`), so the swaps
+  first keep apart the pairs who met most;
+- the bonus tables (T4: more than `bonus_threshold` players) when a tour mixes sizes: the
+  players who sat at the most bonus tables so far take the smaller tables, and a swap
+  between a bonus and a plain table only exchanges players with as many bonus tables
+  (the rotation comes first: with only two tables, 14 and 15, it decides most of the
+  split, and pairs meet again more often than they would without it);
+- seats: each group's seat order starts from its own seeded shuffle, then two players
+  swap seats while that lowers how often they already sat on those seats.
+Off, the split is the one above and the games draw their seats themselves (S1).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -32,14 +46,19 @@ from bot.rules.draws import shuffled
 from bot.tournament.settings import TournamentSettings
 
 DRAW_LABEL = "groups"  # the `bot.rules.draws` label of the players' order
+SEATS_LABEL = "groups:{group}:seats"  # a balanced group's first seat order (group from 1)
 
 
 @dataclass(frozen=True)
 class Split:
-    groups: list[list[int]]  # each group's player ids, ascending; sizes ascending
+    # Each group's player ids; sizes ascending. Balanced: in seat order (seat i + 1 at
+    # position i), groups of a size by their smallest id; else ascending, likewise.
+    groups: list[list[int]]
     reserves: list[int]  # players left out of every group, ascending
     repeated_pairs: int  # table-mates who already shared a table in `history`
     legal: bool  # every player seated in groups within the bounds; else the Judge decides
+    seated: bool = False  # balanced: `groups` give the seat numbers too
+    repeated_seats: int = 0  # balanced: players on a seat number they already had
 
     @property
     def sizes(self) -> list[int]:
@@ -77,57 +96,135 @@ def count_repeated_pairs(groups: Iterable[Iterable[int]], history: Iterable[Iter
 def split(
     players: Sequence[int],
     settings: TournamentSettings,
-    history: Sequence[frozenset[int]] = (),
+    history: Sequence[Iterable[int]] = (),
     seed: str = "",
+    seatings: Iterable[Mapping[int, int]] = (),
 ) -> Split:
-    """T1: the groups for the next tour (see the module docstring for every choice)."""
+    """T1: the groups for the next tour (see the module docstring for every choice).
+
+    `history` holds the earlier tables' players, `seatings` the earlier games' seat
+    number of each player (balanced tours only)."""
     ids = sorted(set(players))
     if len(ids) != len(players):
         raise ValueError("a player is listed twice")
+    tables = [frozenset(table) for table in history]
+    balanced = settings.balanced_tours
     sizes = group_sizes(len(ids), settings)
     order = shuffled(seed, DRAW_LABEL, ids)
     rank = {p: i for i, p in enumerate(order)}
-    played = Counter(p for table in history for p in set(table))
+    played = Counter(p for table in tables for p in table)
     reserve_count = len(ids) - sum(sizes)
     by_priority = sorted(ids, key=lambda p: (-played[p], rank[p]))
     reserves = set(by_priority[:reserve_count])
     seated = [p for p in order if p not in reserves]
 
     present = set(seated)
-    met = meetings(frozenset(table) & present for table in history)
+    met = meetings(table & present for table in tables)
     adjacent: dict[int, dict[int, int]] = {p: {} for p in seated}
     for (a, b), times in met.items():
-        adjacent[a][b] = times
-        adjacent[b][a] = times
+        weight = 4**times - 1 if balanced else times
+        adjacent[a][b] = weight
+        adjacent[b][a] = weight
 
-    groups = _improve(_greedy(seated, sizes, adjacent), adjacent)
+    # Balanced: which groups are bonus tables, and who has sat at how many of them.
+    bonus = [balanced and size > settings.bonus_threshold for size in sizes]
+    mixed = any(bonus) and not all(bonus)
+    bonus_played = Counter(
+        p for table in tables if len(table) > settings.bonus_threshold for p in table
+    )
+    # The kind of table (bonus or not) each player goes to.
+    kind = {p: bool(bonus) and bonus[0] for p in seated}
+    if mixed:
+        plain = sum(size for size, b in zip(sizes, bonus, strict=True) if not b)
+        by_bonus = sorted(seated, key=lambda p: (-bonus_played[p], rank[p]))
+        kind = {p: i >= plain for i, p in enumerate(by_bonus)}
+
+    groups = _improve(
+        _greedy(seated, sizes, adjacent, kind, bonus),
+        adjacent,
+        (lambda a, b: bonus_played[a] == bonus_played[b]) if mixed else None,
+        bonus,
+    )
     result = sorted((sorted(g) for g in groups), key=lambda g: (len(g), g))
+    repeated_seats = 0
+    if balanced:
+        sat: dict[int, Counter[int]] = {p: Counter() for p in seated}
+        for seating in seatings:
+            for p, seat in seating.items():
+                if p in sat:
+                    sat[p][seat] += 1
+        result = [
+            seat_order(shuffled(seed, SEATS_LABEL.format(group=i), g), sat)
+            for i, g in enumerate(result, 1)
+        ]
+        repeated_seats = sum(
+            1 for g in result for position, p in enumerate(g) if sat[p][position + 1] > 0
+        )
     return Split(
         groups=result,
         reserves=sorted(reserves),
-        repeated_pairs=sum(1 for g in result for pair in combinations(g, 2) if met[pair] > 0),
+        repeated_pairs=sum(
+            1 for g in result for pair in combinations(sorted(g), 2) if met[pair] > 0
+        ),
         legal=bool(sizes) and reserve_count == 0,
+        seated=balanced,
+        repeated_seats=repeated_seats,
     )
 
 
+def seat_order(first: Sequence[int], sat: Mapping[int, Counter[int]]) -> list[int]:
+    """Balanced seats: from the order `first` (seat i + 1 at position i), swap the players
+    at positions i < j, in that order, whenever each would sit on the other's seat fewer
+    times before than on their own together; repeat until a whole pass swaps nothing."""
+    order = list(first)
+    improved = True
+    while improved:  # every swap lowers a non-negative total, so this ends
+        improved = False
+        for i, j in combinations(range(len(order)), 2):
+            a, b = order[i], order[j]
+            if sat[a][j + 1] + sat[b][i + 1] < sat[a][i + 1] + sat[b][j + 1]:
+                order[i], order[j] = b, a
+                improved = True
+    return order
+
+
+def count_repeated_seats(
+    groups: Iterable[Sequence[int]], seatings: Iterable[Mapping[int, int]]
+) -> int:
+    """The players of `groups` (each in seat order) on a seat number they had in `seatings`."""
+    had = {(p, seat) for seating in seatings for p, seat in seating.items()}
+    return sum(1 for g in groups for i, p in enumerate(g) if (p, i + 1) in had)
+
+
 def _greedy(
-    seated: Sequence[int], sizes: Sequence[int], adjacent: dict[int, dict[int, int]]
+    seated: Sequence[int],
+    sizes: Sequence[int],
+    adjacent: dict[int, dict[int, int]],
+    kind: Mapping[int, bool],
+    bonus: Sequence[bool],
 ) -> list[list[int]]:
-    """Each player, in order, joins the group where they met the fewest people before
-    (ties: the group with the most room left, then the first)."""
+    """Each player, in order, joins the group of their kind (bonus table or not) where they
+    met the fewest people before (ties: the group with the most room left, then the first)."""
     groups: list[list[int]] = [[] for _ in sizes]
     for player in seated:
         met = adjacent[player]
         best = min(
-            (i for i, g in enumerate(groups) if len(g) < sizes[i]),
+            (i for i, g in enumerate(groups) if len(g) < sizes[i] and bonus[i] == kind[player]),
             key=lambda i: (sum(met.get(q, 0) for q in groups[i]), len(groups[i]) - sizes[i], i),
         )
         groups[best].append(player)
     return groups
 
 
-def _improve(groups: list[list[int]], adjacent: dict[int, dict[int, int]]) -> list[list[int]]:
-    """Swap players between groups while a swap lowers the earlier meetings among mates."""
+def _improve(
+    groups: list[list[int]],
+    adjacent: dict[int, dict[int, int]],
+    may_cross: Callable[[int, int], bool] | None,
+    bonus: Sequence[bool],
+) -> list[list[int]]:
+    """Swap players between groups while a swap lowers the earlier meetings among mates.
+
+    Between a bonus table and a plain one only players for whom `may_cross` holds swap."""
     where = {p: i for i, g in enumerate(groups) for p in g}
     players = [p for g in groups for p in g]
     # cost[p][i]: how many earlier meetings p has with the members of group i.
@@ -141,6 +238,8 @@ def _improve(groups: list[list[int]], adjacent: dict[int, dict[int, int]]) -> li
         for a, b in combinations(players, 2):
             ga, gb = where[a], where[b]
             if ga == gb:
+                continue
+            if may_cross is not None and bonus[ga] != bonus[gb] and not may_cross(a, b):
                 continue
             ab = adjacent[a].get(b, 0)
             delta = (cost[a][gb] - ab) + (cost[b][ga] - ab) - cost[a][ga] - cost[b][gb]

@@ -54,6 +54,9 @@ class TournamentSettings:
     standings_visible: bool = True
     # T5: the order that splits equal totals reaching the prize places, criteria by name.
     tie_break: str = DEFAULT_TIE_BREAK
+    # T1, beyond the regulation: /groups spreads tablemates, seat numbers and the bonus
+    # tables (T4) across the tours (bot.tournament.groups; docs/fairness.md).
+    balanced_tours: bool = True
     game: GameSettings = field(default_factory=GameSettings)  # the game scheme (T6)
 
     def __post_init__(self) -> None:
@@ -61,11 +64,11 @@ class TournamentSettings:
             value = getattr(self, name)
             if type(value) is not int:
                 raise BadSettings(f"{name} must be a whole number, got {value!r}", field=name)
-        if type(self.standings_visible) is not bool:
-            raise BadSettings(
-                f"standings_visible must be true or false, got {self.standings_visible!r}",
-                field="standings_visible",
-            )
+        for name in ("standings_visible", "balanced_tours"):
+            if type(getattr(self, name)) is not bool:
+                raise BadSettings(
+                    f"{name} must be true or false, got {getattr(self, name)!r}", field=name
+                )
         if type(self.tie_break) is not str:
             raise BadSettings(f"tie_break must be text, got {self.tie_break!r}", field="tie_break")
         parse_tie_break(self.tie_break)
@@ -109,6 +112,7 @@ JUDGE_RANGES: dict[str, tuple[float, float]] = {
     "bonus_threshold": (0, 16),
     "bonus_coefficient": (10, 30),
     "standings_visible": (0, 1),
+    "balanced_tours": (0, 1),
     **{f"game.{name}": (1, MAX_TIMER_SECONDS) for name in TIMER_FIELDS},
 }
 

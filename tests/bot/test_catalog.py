@@ -192,6 +192,8 @@ def samples(lang: str, nick: str, html: bool = True) -> dict[str, object]:
         "picks": ", ".join(str(s) for s in (3, 9, 12)),
         "sanction": T(lang, "sanction.warning_words", number=2, violation="…"),
         "repeats": 3,
+        "again": 2,
+        "seating": "\n" + T(lang, "groups.seating", again=2),
         "reserves": ", ".join(escape_(nick) for _ in range(3)),
         "rights": rights,
         "role": T(lang, "role.commissioner"),
