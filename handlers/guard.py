@@ -153,8 +153,14 @@ ANSWERS = (SendMessage, SendDocument, SendPhoto)
 
 
 def is_command(message: Message) -> bool:
-    # Ours, another bot's (/cmd@otherbot) or none at all: in the group each is speech.
-    return message.text is not None and message.text.startswith("/")
+    # Ours, another bot's (/cmd@otherbot) or none at all: in the group each is speech. A
+    # caption is read as a text is (aiogram's Command does so): the same rules for both.
+    said = message.text if message.text is not None else message.caption
+    return said is not None and said.startswith("/")
+
+
+async def not_a_command(message: Message) -> bool:
+    return not is_command(message)
 
 
 class OutOfTurnCommands(BaseMiddleware):
@@ -295,7 +301,7 @@ def make_router() -> Router:
     router.message.register(private_only, IN_GROUP, Command(*PRIVATE_ONLY))
     # Commands out of turn are OutOfTurnCommands' (it has deleted them already).
     router.message.register(
-        keep_order, IN_GROUP, Is(F.content_type.in_(SPEECH)), Is(~F.text.startswith("/"))
+        keep_order, IN_GROUP, Is(F.content_type.in_(SPEECH)), not_a_command
     )
     # An earlier message edited out of turn (or at night) is speech out of turn as well;
     # the speaker may edit their own during their turn. Registering it also puts

@@ -1,0 +1,93 @@
+"""D10, N5 for every kind of message (issue 21 §1): silence does not depend on whether a
+person typed a text, captioned a photo, edited, or posted something the bot has never
+heard of. A command in a caption is a command; an edit is an edit only when something
+changed; a service message is nobody's speech.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.demo import Table
+from bot.rules.events import Phase
+from bot.rules.state import GameState
+from bot.sandbox import SimUser
+
+NOT_YOUR_TURN = "It is not your turn."
+EYES_OPEN = "wrote in the group at night"  # the Host's V3 report (N5)
+
+
+def at(phase: Phase):  # type: ignore[no-untyped-def]
+    return lambda s: s.phase is phase
+
+
+@pytest.fixture
+def table(hosted_table: Table) -> Table:
+    return hosted_table
+
+
+def others(state: GameState) -> list[int]:
+    """Living seats that may not speak now."""
+    return [s for s in state.living() if s != state.speaker]
+
+
+def bot_posts_since(table: Table, count: int) -> list[str]:
+    return [m.content for m in table.group.messages()[count:] if m.from_bot]
+
+
+def reports(table: Table) -> list[str]:
+    return [m.content for m in table.host.inbox() if EYES_OPEN in m.content]
+
+
+# A caption of each kind, and how the answer in private starts.
+CAPTIONS = {
+    ("photo", "/status"): "Day 0, introductions",
+    ("video", "/help I am mafia"): "Commands",
+    ("voice", "/pass"): NOT_YOUR_TURN,
+}
+
+
+@pytest.mark.rule("D10")
+async def test_D10_a_command_in_a_caption_out_of_turn_is_deleted_and_answered_in_private(
+    table: Table,
+) -> None:
+    state = table.state
+    assert state is not None
+    step = state.step
+    people: list[SimUser] = [table.person(s) for s in others(state)]
+    for person, ((kind, caption), answer) in zip(people, CAPTIONS.items(), strict=False):
+        group, inbox = len(table.group.messages()), len(person.inbox())
+        sent = await person.send_media(table.group, kind, caption=caption)
+        await table.settle()
+        assert sent.deleted, (kind, caption)
+        assert bot_posts_since(table, group) == [], (kind, caption)
+        answers = [m.content for m in person.inbox()[inbox:]]
+        assert len(answers) == 1 and answers[0].startswith(answer), (kind, caption, answers)
+    assert table.state is not None and table.state.step == step  # nobody's /pass counted
+
+
+@pytest.mark.rule("N5")
+async def test_N5_a_command_in_a_caption_at_night_is_deleted_and_reported(table: Table) -> None:
+    state = await table.wait_for(at(Phase.ACQUAINTANCE))
+    seats = state.living()
+    for seat, (kind, caption) in zip(seats, CAPTIONS, strict=False):
+        told = len(reports(table))
+        group = len(table.group.messages())
+        sent = await table.person(seat).send_media(table.group, kind, caption=caption)
+        await table.settle()
+        assert sent.deleted, (kind, caption)
+        assert bot_posts_since(table, group) == [], (kind, caption)
+        new = reports(table)[told:]
+        assert len(new) == 1 and table.named(seat) in new[0], (kind, caption, new)
+
+
+@pytest.mark.rule("D10")
+async def test_D10_the_speakers_command_in_a_caption_is_a_command(table: Table) -> None:
+    """The same rules as in a text: the speaker's /pass under a photo ends their speech."""
+    state = table.state
+    assert state is not None and state.speaker is not None
+    step = state.step
+    sent = await table.person(state.speaker).send_media(table.group, "photo", caption="/pass")
+    await table.settle()
+    assert not sent.deleted
+    assert table.state is not None and table.state.step == step + 1
