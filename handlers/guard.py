@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
@@ -40,6 +41,7 @@ from aiogram.types import (
     TelegramObject,
 )
 
+from bot.lru import LRU
 from bot.render import named
 from bot.rules.events import Phase
 from bot.rules.state import GameState
@@ -121,6 +123,44 @@ async def _silence(
                 game=game.game_id,
             ),
         )
+
+
+# What a message's content is judged by when Telegram resends it as edited: not who sent
+# it, where, when, what it answers or which buttons it carries.
+ENVELOPE = frozenset(
+    {"message_id", "from_user", "sender_chat", "date", "chat", "edit_date", "reply_markup"}
+    | {"reply_to_message", "external_reply", "quote", "via_bot", "forward_origin"}
+)
+KEEP_MESSAGES = 20_000  # messages whose last edit is remembered (a few days of games)
+
+
+class Edits:
+    """D10, N5: only a real edit is speech. Telegram also resends a message as
+    edited_message unchanged and with no new edit_date (when someone reacts to it, for
+    one): that is nobody writing, and deleting it, or calling it V3 at night, is wrong.
+
+    A real edit carries an edit_date; one already seen, with the same content, is the
+    phantom of an earlier edit. Bounded: a message forgotten (or a restart) that was
+    edited before is taken at its word.
+    """
+
+    def __init__(self, size: int = KEEP_MESSAGES) -> None:
+        self._seen: LRU[tuple[int, int], tuple[int | None, int]] = LRU(size)
+
+    @staticmethod
+    def _content(message: Message) -> int:
+        dumped = message.model_dump(mode="json", exclude_none=True, exclude=set(ENVELOPE))
+        return hash(json.dumps(dumped, sort_keys=True, ensure_ascii=False))
+
+    def is_real(self, message: Message) -> bool:
+        """Whether this edited_message changed anything; it is remembered either way."""
+        key = (message.chat.id, message.message_id)
+        before = self._seen.get(key)
+        now = (message.edit_date, self._content(message))
+        self._seen[key] = now
+        if before is None:
+            return message.edit_date is not None  # Telegram dates every real edit
+        return now != before
 
 
 @dataclass
@@ -300,13 +340,17 @@ def make_router() -> Router:
     router = Router(name="guard")
     router.message.register(private_only, IN_GROUP, Command(*PRIVATE_ONLY))
     # Commands out of turn are OutOfTurnCommands' (it has deleted them already).
-    router.message.register(
-        keep_order, IN_GROUP, Is(F.content_type.in_(SPEECH)), not_a_command
-    )
+    router.message.register(keep_order, IN_GROUP, Is(F.content_type.in_(SPEECH)), not_a_command)
     # An earlier message edited out of turn (or at night) is speech out of turn as well;
     # the speaker may edit their own during their turn. Registering it also puts
     # edited_message into the allowed_updates aiogram asks Telegram for.
-    router.edited_message.register(keep_order, IN_GROUP, Is(F.content_type.in_(SPEECH)))
+    edits = Edits()
+
+    async def edited(message: Message, bot: Bot, service: GameService) -> None:
+        if edits.is_real(message):
+            await keep_order(message, bot, service)
+
+    router.edited_message.register(edited, IN_GROUP, Is(F.content_type.in_(SPEECH)))
     router.message.register(unknown_in_private, IN_PRIVATE, Is(F.text.startswith("/")))
     router.callback_query.register(unknown_button)
     router.my_chat_member.register(rights_changed, IN_GROUP)

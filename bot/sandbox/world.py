@@ -265,6 +265,7 @@ class SimMessage:
     service: dict[str, Any] = field(default_factory=dict)
     edit_date: int | None = None
     deleted: bool = False
+    reactions: dict[int, str] = field(default_factory=dict)  # person -> their emoji
 
     @property
     def from_bot(self) -> bool:

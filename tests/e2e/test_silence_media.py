@@ -91,3 +91,53 @@ async def test_D10_the_speakers_command_in_a_caption_is_a_command(table: Table) 
     await table.settle()
     assert not sent.deleted
     assert table.state is not None and table.state.step == step + 1
+
+
+@pytest.mark.rule("D10")
+async def test_D10_N5_a_reaction_is_no_edit_the_speech_stays_and_nobody_is_accused(
+    table: Table,
+) -> None:
+    """Telegram resends a message as edited_message, unchanged and with no new
+    edit_date, when someone reacts to it: that is no edit, by day or at night."""
+    state = await table.wait_for(lambda s: s.phase is Phase.ROUND_1 and s.day == 1)
+    assert state.speaker is not None
+    first = state.speaker
+    plain = await table.person(first).send(table.group, "I am a civilian.")
+    edited = await table.person(first).send(table.group, "Seat 9 is suspicious.")
+    await table.settle()
+    await table.person(first).edit(edited, "Seats 9 and 4 are suspicious.")  # their turn
+    await table.settle()
+    reactor = table.person(state.queue[0])
+    await reactor.react(plain)  # while they speak
+    await table.settle()
+    await table.pass_turn()
+    for message in (plain, edited):  # after their turn
+        await reactor.react(message, "🔥")
+    await table.settle()
+    assert not plain.deleted and not edited.deleted
+    state = await table.wait_for(at(Phase.NIGHT))
+    assert state.is_alive(first)
+    told = len(reports(table))
+    for message in (plain, edited):  # at night
+        await table.person(state.living()[-1]).react(message, "🤔")
+    await table.settle()
+    assert not plain.deleted and not edited.deleted
+    assert reports(table)[told:] == []
+
+
+@pytest.mark.rule("N5")
+async def test_N5_a_caption_changed_at_night_is_an_edit(table: Table) -> None:
+    state = await table.wait_for(lambda s: s.phase is Phase.ROUND_1 and s.day == 1)
+    assert state.speaker is not None
+    first = state.speaker
+    photo = await table.person(first).send_media(table.group, "photo", caption="My evidence")
+    await table.settle()
+    assert not photo.deleted
+    state = await table.wait_for(at(Phase.NIGHT))
+    assert state.is_alive(first)
+    told = len(reports(table))
+    await table.person(first).edit(photo, "Seat 9 is the mafia")
+    await table.settle()
+    assert photo.deleted
+    new = reports(table)[told:]
+    assert len(new) == 1 and table.named(first) in new[0], new
