@@ -58,24 +58,42 @@ PRIVATE_ONLY = (
     *("finish", "export", "protocol", "replace", "unban"),
 )
 
-# What a person can say or show; service messages (joins, pins) are left alone.
-SPEECH = {
-    ContentType.TEXT,
-    ContentType.PHOTO,
-    ContentType.VOICE,
-    ContentType.VIDEO_NOTE,
-    ContentType.VIDEO,
-    ContentType.AUDIO,
-    ContentType.ANIMATION,
-    ContentType.STICKER,
-    ContentType.DOCUMENT,
-    ContentType.DICE,
-    ContentType.POLL,
-    ContentType.CONTACT,
-    ContentType.LOCATION,
-    ContentType.VENUE,
-    ContentType.STORY,
-}
+# What Telegram itself writes in a chat (joins, pins, a new title, a topic opened...):
+# nobody's speech. Anything else is what a person posted, whatever its kind: a text, any
+# media, a game or invoice sent through an inline bot, a checklist, or a kind Telegram
+# adds next (aiogram calls it UNKNOWN), so that silence does not wait for a list of kinds.
+SERVICE = frozenset(
+    {ContentType.NEW_CHAT_MEMBERS, ContentType.LEFT_CHAT_MEMBER, ContentType.NEW_CHAT_TITLE}
+    | {ContentType.NEW_CHAT_PHOTO, ContentType.DELETE_CHAT_PHOTO, ContentType.PINNED_MESSAGE}
+    | {ContentType.GROUP_CHAT_CREATED, ContentType.SUPERGROUP_CHAT_CREATED}
+    | {ContentType.CHANNEL_CHAT_CREATED, ContentType.MESSAGE_AUTO_DELETE_TIMER_CHANGED}
+    | {ContentType.MIGRATE_TO_CHAT_ID, ContentType.MIGRATE_FROM_CHAT_ID}
+    | {ContentType.CHAT_OWNER_LEFT, ContentType.CHAT_OWNER_CHANGED}
+    | {ContentType.SUCCESSFUL_PAYMENT, ContentType.REFUNDED_PAYMENT, ContentType.USERS_SHARED}
+    | {ContentType.USER_SHARED, ContentType.CHAT_SHARED, ContentType.GIFT}
+    | {ContentType.UNIQUE_GIFT, ContentType.GIFT_UPGRADE_SENT, ContentType.CONNECTED_WEBSITE}
+    | {ContentType.WRITE_ACCESS_ALLOWED, ContentType.PASSPORT_DATA, ContentType.BOOST_ADDED}
+    | {ContentType.PROXIMITY_ALERT_TRIGGERED, ContentType.CHAT_BACKGROUND_SET}
+    | {ContentType.CHECKLIST_TASKS_DONE, ContentType.CHECKLIST_TASKS_ADDED}
+    | {ContentType.DIRECT_MESSAGE_PRICE_CHANGED, ContentType.PAID_MESSAGE_PRICE_CHANGED}
+    | {ContentType.FORUM_TOPIC_CREATED, ContentType.FORUM_TOPIC_EDITED}
+    | {ContentType.FORUM_TOPIC_CLOSED, ContentType.FORUM_TOPIC_REOPENED}
+    | {ContentType.GENERAL_FORUM_TOPIC_HIDDEN, ContentType.GENERAL_FORUM_TOPIC_UNHIDDEN}
+    | {ContentType.GIVEAWAY_CREATED, ContentType.GIVEAWAY_COMPLETED}
+    | {ContentType.MANAGED_BOT_CREATED, ContentType.POLL_OPTION_ADDED}
+    | {ContentType.POLL_OPTION_DELETED, ContentType.SUGGESTED_POST_APPROVED}
+    | {ContentType.SUGGESTED_POST_APPROVAL_FAILED, ContentType.SUGGESTED_POST_DECLINED}
+    | {ContentType.SUGGESTED_POST_PAID, ContentType.SUGGESTED_POST_REFUNDED}
+    | {ContentType.VIDEO_CHAT_SCHEDULED, ContentType.VIDEO_CHAT_STARTED}
+    | {ContentType.VIDEO_CHAT_ENDED, ContentType.VIDEO_CHAT_PARTICIPANTS_INVITED}
+    | {ContentType.WEB_APP_DATA, ContentType.COMMUNITY_CHAT_ADDED}
+    | {ContentType.COMMUNITY_CHAT_REMOVED, ContentType.COMMUNITY_CHAT_JOINED}
+)
+
+
+async def is_speech(message: Message) -> bool:
+    """Anything a person posted: whatever is not Telegram's own service message."""
+    return message.content_type not in SERVICE
 
 
 # A non-speaker's command during a game: the message goes, the answer comes in private, at
@@ -340,7 +358,7 @@ def make_router() -> Router:
     router = Router(name="guard")
     router.message.register(private_only, IN_GROUP, Command(*PRIVATE_ONLY))
     # Commands out of turn are OutOfTurnCommands' (it has deleted them already).
-    router.message.register(keep_order, IN_GROUP, Is(F.content_type.in_(SPEECH)), not_a_command)
+    router.message.register(keep_order, IN_GROUP, is_speech, not_a_command)
     # An earlier message edited out of turn (or at night) is speech out of turn as well;
     # the speaker may edit their own during their turn. Registering it also puts
     # edited_message into the allowed_updates aiogram asks Telegram for.
@@ -350,7 +368,7 @@ def make_router() -> Router:
         if edits.is_real(message):
             await keep_order(message, bot, service)
 
-    router.edited_message.register(edited, IN_GROUP, Is(F.content_type.in_(SPEECH)))
+    router.edited_message.register(edited, IN_GROUP, is_speech)
     router.message.register(unknown_in_private, IN_PRIVATE, Is(F.text.startswith("/")))
     router.callback_query.register(unknown_button)
     router.my_chat_member.register(rights_changed, IN_GROUP)

@@ -146,6 +146,21 @@ class SimUser(Account):
         self._world.deliver(message)
         return message
 
+    async def send_content(
+        self, chat: Chat, kind: str, payload: Any, *, via_bot: Account | None = None
+    ) -> SimMessage:
+        """A message of any other kind, by its Bot API field and object: a live photo, a
+        checklist, paid media, a giveaway, a game or an invoice sent through an inline bot
+        (`via_bot`), or a kind Telegram adds next. The shape is the test's to give."""
+        if kind in MEDIA_KINDS or kind in ("text", "caption"):
+            raise SimulationError(f"use send() or send_media() for a {kind}")
+        if via_bot is not None and not via_bot.is_bot:
+            raise SimulationError("only a bot sends messages inline")
+        self._check_can_write(chat)
+        message = self._world.post(chat, self, extra={kind: payload}, via_bot=via_bot)
+        self._world.deliver(message)
+        return message
+
     async def edit(self, message: SimMessage, text: str) -> SimMessage:
         """Edit one's own text message, or a media message's caption; the bot gets an
         edited_message with a new edit_date."""

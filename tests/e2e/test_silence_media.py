@@ -12,6 +12,8 @@ from bot.demo import Table
 from bot.rules.events import Phase
 from bot.rules.state import GameState
 from bot.sandbox import SimUser
+from bot.sandbox.schema import FUTURE_KIND
+from bot.sandbox.world import Account
 
 NOT_YOUR_TURN = "It is not your turn."
 EYES_OPEN = "wrote in the group at night"  # the Host's V3 report (N5)
@@ -141,3 +143,68 @@ async def test_N5_a_caption_changed_at_night_is_an_edit(table: Table) -> None:
     assert photo.deleted
     new = reports(table)[told:]
     assert len(new) == 1 and table.named(first) in new[0], new
+
+
+def anything(table: Table) -> list[tuple[str, object, Account | None]]:
+    """Something of every kind a person may post beyond text and media, as the Bot API
+    gives it: (field, object, the inline bot it came through)."""
+    games = Account(7_000_001, "Games", username="gamee", is_bot=True)
+    shop = Account(7_000_002, "Shop", username="shopbot", is_bot=True)
+    picture = [{"file_id": "SBXG1", "file_unique_id": "UG1", "width": 64, "height": 64}]
+    live = {"file_id": "SBXL1", "file_unique_id": "UL1", "width": 320, "height": 320}
+    invoice = {"title": "Ticket", "description": "A vote", "start_parameter": "vote"}
+    giveaway = {"chats": [table.group.to_api()], "winner_count": 1}
+    return [
+        ("live_photo", live | {"duration": 2}, None),
+        ("game", {"title": "Mafia", "description": "Play", "photo": picture}, games),
+        ("invoice", invoice | {"currency": "XTR", "total_amount": 1}, shop),
+        ("paid_media", {"star_count": 5, "paid_media": [{"type": "preview"}]}, None),
+        ("giveaway", giveaway | {"winners_selection_date": int(table.clock.now()) + 86_400}, None),
+        ("checklist", {"title": "Mafia", "tasks": [{"id": 1, "text": "Seat 9"}]}, None),
+        (FUTURE_KIND, {"id": "SBXF1", "depth": 3}, None),  # a kind Telegram adds next
+    ]
+
+
+@pytest.mark.rule("D10")
+async def test_D10_anything_a_non_speaker_posts_is_deleted(table: Table) -> None:
+    state = table.state
+    assert state is not None
+    step = state.step
+    people = [table.person(s) for s in others(state)]
+    kinds = anything(table)
+    assert len(people) >= len(kinds)
+    for person, (kind, payload, via) in zip(people, kinds, strict=False):
+        group = len(table.group.messages())
+        sent = await person.send_content(table.group, kind, payload, via_bot=via)
+        await table.settle()
+        assert sent.deleted, kind
+        assert bot_posts_since(table, group) == [], kind
+    assert table.state is not None and table.state.step == step
+
+
+@pytest.mark.rule("N5")
+async def test_N5_anything_posted_at_night_is_deleted_and_reported_service_messages_stay(
+    table: Table,
+) -> None:
+    state = await table.wait_for(at(Phase.ACQUAINTANCE))
+    seats = state.living()
+    for seat, (kind, payload, via) in zip(seats, anything(table), strict=False):
+        told = len(reports(table))
+        sent = await table.person(seat).send_content(table.group, kind, payload, via_bot=via)
+        await table.settle()
+        assert sent.deleted, kind
+        new = reports(table)[told:]
+        assert len(new) == 1 and table.named(seat) in new[0], (kind, new)
+    # What Telegram itself writes about a player (they added someone, pinned something)
+    # is nobody's speech.
+    told = len(reports(table))
+    player = table.person(seats[-1])
+    guest = table.sandbox.add_user("Olga", language_code="en")
+    table.group.add_member(guest, added_by=player)
+    pinned = table.group.messages()[0]
+    table.sandbox.world.service_message(table.group, player, pinned_message=pinned)
+    await table.settle()
+    service = [m for m in table.group.messages() if m.service][-2:]
+    assert [next(iter(m.service)) for m in service] == ["new_chat_members", "pinned_message"]
+    assert not any(m.deleted for m in service)
+    assert reports(table)[told:] == []
