@@ -208,3 +208,28 @@ async def test_N5_anything_posted_at_night_is_deleted_and_reported_service_messa
     assert [next(iter(m.service)) for m in service] == ["new_chat_members", "pinned_message"]
     assert not any(m.deleted for m in service)
     assert reports(table)[told:] == []
+
+
+TEXT_ONLY = "Your partners will not get this: I pass on only text. Put it in words."
+
+
+@pytest.mark.rule("N1")
+async def test_N1_a_mafiosos_photo_or_voice_at_night_is_answered_that_only_text_is_relayed(
+    table: Table,
+) -> None:
+    state = await table.wait_for(at(Phase.ACQUAINTANCE))
+    writer, *partners = state.living_mafia()
+    mafioso = table.person(writer)
+    inboxes = [len(table.person(p).inbox()) for p in partners]
+    for kind, caption in (("photo", "seat 3"), ("voice", None), ("video_note", None)):
+        await mafioso.send_media(mafioso.private, kind, caption=caption)
+        await table.settle()
+        assert mafioso.inbox()[-1].content == TEXT_ONLY, kind
+    await mafioso.send_content(mafioso.private, "checklist", {"title": "3", "tasks": []})
+    await table.settle()
+    assert mafioso.inbox()[-1].content == TEXT_ONLY
+    assert [len(table.person(p).inbox()) for p in partners] == inboxes  # nothing relayed
+    await mafioso.send(mafioso.private, "seat 3")  # a text is, as before
+    await table.settle()
+    for partner in partners:
+        assert table.person(partner).inbox()[-1].content == f"💬 {table.named(writer)}: seat 3"
