@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from aiogram import BaseMiddleware, Bot, F, Router
+from aiogram import BaseMiddleware, Bot, Router
 from aiogram.client.session.middlewares.base import (
     BaseRequestMiddleware,
     NextRequestMiddlewareType,
@@ -46,7 +46,7 @@ from bot.render import named
 from bot.rules.events import Phase
 from bot.rules.state import GameState
 from bot.service import GameService
-from handlers.filters import IN_GROUP, IN_PRIVATE, Is
+from handlers.filters import IN_GROUP, IN_PRIVATE
 from handlers.lobby import REQUIRED_RIGHTS
 from storage.games import Game
 
@@ -217,6 +217,10 @@ def is_command(message: Message) -> bool:
     return said is not None and said.startswith("/")
 
 
+async def a_command(message: Message) -> bool:
+    return is_command(message)
+
+
 async def not_a_command(message: Message) -> bool:
     return not is_command(message)
 
@@ -369,7 +373,7 @@ def make_router() -> Router:
             await keep_order(message, bot, service)
 
     router.edited_message.register(edited, IN_GROUP, is_speech)
-    router.message.register(unknown_in_private, IN_PRIVATE, Is(F.text.startswith("/")))
+    router.message.register(unknown_in_private, IN_PRIVATE, a_command)
     router.callback_query.register(unknown_button)
     router.my_chat_member.register(rights_changed, IN_GROUP)
     return router

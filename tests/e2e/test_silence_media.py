@@ -233,3 +233,22 @@ async def test_N1_a_mafiosos_photo_or_voice_at_night_is_answered_that_only_text_
     await table.settle()
     for partner in partners:
         assert table.person(partner).inbox()[-1].content == f"💬 {table.named(writer)}: seat 3"
+
+
+HINT = "Write to me at night if you are in the mafia; otherwise use the group."
+
+
+async def test_a_group_command_in_a_caption_in_private_is_answered_as_in_a_text(
+    table: Table,
+) -> None:
+    """/pass works in the group: in private, under a photo as in a text, the bot says so."""
+    person = table.person(1)
+    for send in (
+        person.send(person.private, "/pass"),
+        person.send_media(person.private, "photo", caption="/pass"),
+    ):
+        count = len(person.inbox())
+        await send
+        await table.settle()
+        answers = [m.content for m in person.inbox()[count:]]
+        assert len(answers) == 1 and answers[0].startswith(HINT), answers
