@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from aiogram import BaseMiddleware, Bot, F, Router
+from aiogram import BaseMiddleware, Bot, Router
 from aiogram.client.session.middlewares.base import (
     BaseRequestMiddleware,
     NextRequestMiddlewareType,
@@ -40,11 +41,12 @@ from aiogram.types import (
     TelegramObject,
 )
 
+from bot.lru import LRU
 from bot.render import named
 from bot.rules.events import Phase
 from bot.rules.state import GameState
 from bot.service import GameService
-from handlers.filters import IN_GROUP, IN_PRIVATE, Is
+from handlers.filters import IN_GROUP, IN_PRIVATE
 from handlers.lobby import REQUIRED_RIGHTS
 from storage.games import Game
 
@@ -56,24 +58,42 @@ PRIVATE_ONLY = (
     *("finish", "export", "protocol", "replace", "unban", "tour"),
 )
 
-# What a person can say or show; service messages (joins, pins) are left alone.
-SPEECH = {
-    ContentType.TEXT,
-    ContentType.PHOTO,
-    ContentType.VOICE,
-    ContentType.VIDEO_NOTE,
-    ContentType.VIDEO,
-    ContentType.AUDIO,
-    ContentType.ANIMATION,
-    ContentType.STICKER,
-    ContentType.DOCUMENT,
-    ContentType.DICE,
-    ContentType.POLL,
-    ContentType.CONTACT,
-    ContentType.LOCATION,
-    ContentType.VENUE,
-    ContentType.STORY,
-}
+# What Telegram itself writes in a chat (joins, pins, a new title, a topic opened...):
+# nobody's speech. Anything else is what a person posted, whatever its kind: a text, any
+# media, a game or invoice sent through an inline bot, a checklist, or a kind Telegram
+# adds next (aiogram calls it UNKNOWN), so that silence does not wait for a list of kinds.
+SERVICE = frozenset(
+    {ContentType.NEW_CHAT_MEMBERS, ContentType.LEFT_CHAT_MEMBER, ContentType.NEW_CHAT_TITLE}
+    | {ContentType.NEW_CHAT_PHOTO, ContentType.DELETE_CHAT_PHOTO, ContentType.PINNED_MESSAGE}
+    | {ContentType.GROUP_CHAT_CREATED, ContentType.SUPERGROUP_CHAT_CREATED}
+    | {ContentType.CHANNEL_CHAT_CREATED, ContentType.MESSAGE_AUTO_DELETE_TIMER_CHANGED}
+    | {ContentType.MIGRATE_TO_CHAT_ID, ContentType.MIGRATE_FROM_CHAT_ID}
+    | {ContentType.CHAT_OWNER_LEFT, ContentType.CHAT_OWNER_CHANGED}
+    | {ContentType.SUCCESSFUL_PAYMENT, ContentType.REFUNDED_PAYMENT, ContentType.USERS_SHARED}
+    | {ContentType.USER_SHARED, ContentType.CHAT_SHARED, ContentType.GIFT}
+    | {ContentType.UNIQUE_GIFT, ContentType.GIFT_UPGRADE_SENT, ContentType.CONNECTED_WEBSITE}
+    | {ContentType.WRITE_ACCESS_ALLOWED, ContentType.PASSPORT_DATA, ContentType.BOOST_ADDED}
+    | {ContentType.PROXIMITY_ALERT_TRIGGERED, ContentType.CHAT_BACKGROUND_SET}
+    | {ContentType.CHECKLIST_TASKS_DONE, ContentType.CHECKLIST_TASKS_ADDED}
+    | {ContentType.DIRECT_MESSAGE_PRICE_CHANGED, ContentType.PAID_MESSAGE_PRICE_CHANGED}
+    | {ContentType.FORUM_TOPIC_CREATED, ContentType.FORUM_TOPIC_EDITED}
+    | {ContentType.FORUM_TOPIC_CLOSED, ContentType.FORUM_TOPIC_REOPENED}
+    | {ContentType.GENERAL_FORUM_TOPIC_HIDDEN, ContentType.GENERAL_FORUM_TOPIC_UNHIDDEN}
+    | {ContentType.GIVEAWAY_CREATED, ContentType.GIVEAWAY_COMPLETED}
+    | {ContentType.MANAGED_BOT_CREATED, ContentType.POLL_OPTION_ADDED}
+    | {ContentType.POLL_OPTION_DELETED, ContentType.SUGGESTED_POST_APPROVED}
+    | {ContentType.SUGGESTED_POST_APPROVAL_FAILED, ContentType.SUGGESTED_POST_DECLINED}
+    | {ContentType.SUGGESTED_POST_PAID, ContentType.SUGGESTED_POST_REFUNDED}
+    | {ContentType.VIDEO_CHAT_SCHEDULED, ContentType.VIDEO_CHAT_STARTED}
+    | {ContentType.VIDEO_CHAT_ENDED, ContentType.VIDEO_CHAT_PARTICIPANTS_INVITED}
+    | {ContentType.WEB_APP_DATA, ContentType.COMMUNITY_CHAT_ADDED}
+    | {ContentType.COMMUNITY_CHAT_REMOVED, ContentType.COMMUNITY_CHAT_JOINED}
+)
+
+
+async def is_speech(message: Message) -> bool:
+    """Anything a person posted: whatever is not Telegram's own service message."""
+    return message.content_type not in SERVICE
 
 
 # A non-speaker's command during a game: the message goes, the answer comes in private, at
@@ -123,6 +143,44 @@ async def _silence(
         )
 
 
+# What a message's content is judged by when Telegram resends it as edited: not who sent
+# it, where, when, what it answers or which buttons it carries.
+ENVELOPE = frozenset(
+    {"message_id", "from_user", "sender_chat", "date", "chat", "edit_date", "reply_markup"}
+    | {"reply_to_message", "external_reply", "quote", "via_bot", "forward_origin"}
+)
+KEEP_MESSAGES = 20_000  # messages whose last edit is remembered (a few days of games)
+
+
+class Edits:
+    """D10, N5: only a real edit is speech. Telegram also resends a message as
+    edited_message unchanged and with no new edit_date (when someone reacts to it, for
+    one): that is nobody writing, and deleting it, or calling it V3 at night, is wrong.
+
+    A real edit carries an edit_date; one already seen, with the same content, is the
+    phantom of an earlier edit. Bounded: a message forgotten (or a restart) that was
+    edited before is taken at its word.
+    """
+
+    def __init__(self, size: int = KEEP_MESSAGES) -> None:
+        self._seen: LRU[tuple[int, int], tuple[int | None, int]] = LRU(size)
+
+    @staticmethod
+    def _content(message: Message) -> int:
+        dumped = message.model_dump(mode="json", exclude_none=True, exclude=set(ENVELOPE))
+        return hash(json.dumps(dumped, sort_keys=True, ensure_ascii=False))
+
+    def is_real(self, message: Message) -> bool:
+        """Whether this edited_message changed anything; it is remembered either way."""
+        key = (message.chat.id, message.message_id)
+        before = self._seen.get(key)
+        now = (message.edit_date, self._content(message))
+        self._seen[key] = now
+        if before is None:
+            return message.edit_date is not None  # Telegram dates every real edit
+        return now != before
+
+
 @dataclass
 class Hushed:
     """A command sent out of turn, being handled: its answers go to `person` in private."""
@@ -153,8 +211,18 @@ ANSWERS = (SendMessage, SendDocument, SendPhoto)
 
 
 def is_command(message: Message) -> bool:
-    # Ours, another bot's (/cmd@otherbot) or none at all: in the group each is speech.
-    return message.text is not None and message.text.startswith("/")
+    # Ours, another bot's (/cmd@otherbot) or none at all: in the group each is speech. A
+    # caption is read as a text is (aiogram's Command does so): the same rules for both.
+    said = message.text if message.text is not None else message.caption
+    return said is not None and said.startswith("/")
+
+
+async def a_command(message: Message) -> bool:
+    return is_command(message)
+
+
+async def not_a_command(message: Message) -> bool:
+    return not is_command(message)
 
 
 class OutOfTurnCommands(BaseMiddleware):
@@ -294,14 +362,18 @@ def make_router() -> Router:
     router = Router(name="guard")
     router.message.register(private_only, IN_GROUP, Command(*PRIVATE_ONLY))
     # Commands out of turn are OutOfTurnCommands' (it has deleted them already).
-    router.message.register(
-        keep_order, IN_GROUP, Is(F.content_type.in_(SPEECH)), Is(~F.text.startswith("/"))
-    )
+    router.message.register(keep_order, IN_GROUP, is_speech, not_a_command)
     # An earlier message edited out of turn (or at night) is speech out of turn as well;
     # the speaker may edit their own during their turn. Registering it also puts
     # edited_message into the allowed_updates aiogram asks Telegram for.
-    router.edited_message.register(keep_order, IN_GROUP, Is(F.content_type.in_(SPEECH)))
-    router.message.register(unknown_in_private, IN_PRIVATE, Is(F.text.startswith("/")))
+    edits = Edits()
+
+    async def edited(message: Message, bot: Bot, service: GameService) -> None:
+        if edits.is_real(message):
+            await keep_order(message, bot, service)
+
+    router.edited_message.register(edited, IN_GROUP, is_speech)
+    router.message.register(unknown_in_private, IN_PRIVATE, a_command)
     router.callback_query.register(unknown_button)
     router.my_chat_member.register(rights_changed, IN_GROUP)
     return router

@@ -15,6 +15,7 @@ from bot.rules.state import GameState
 from bot.service import GameService
 from handlers.buttons import press
 from handlers.filters import IN_PRIVATE, Is
+from handlers.guard import is_speech, not_a_command
 
 
 async def night_button(
@@ -69,8 +70,26 @@ async def relay(message: Message, service: GameService, lang: str) -> None:
     await message.answer(service.t(lang, "common.private_hint"))
 
 
+async def not_relayed(message: Message, service: GameService, lang: str) -> None:
+    """N1, N3: the relay passes text only. A photo, a voice note or anything else a
+    living mafioso sends at night reaches nobody (a partner's screen shows what the bot
+    says, protected, and a night's talk is words): they are told so, and to write."""
+    assert message.from_user is not None
+    for _game, state in await service.games_of_user(message.from_user.id):
+        seat = state.seat_of(message.from_user.id)
+        if seat is None or not state.is_alive(seat) or state.roles[seat] is not Role.MAFIA:
+            continue
+        if state.phase not in (Phase.ACQUAINTANCE, Phase.NIGHT) or state.paused:
+            await message.answer(service.t(lang, "night.relay.closed"))
+        else:
+            await message.answer(service.t(lang, "night.relay.text_only"))
+        return
+    await message.answer(service.t(lang, "common.private_hint"))
+
+
 def make_router() -> Router:
     router = Router(name="night")
     router.callback_query.register(night_button, NightCb.filter())
     router.message.register(relay, IN_PRIVATE, Is(F.text), Is(~F.text.startswith("/")))
+    router.message.register(not_relayed, IN_PRIVATE, Is(~F.text), is_speech, not_a_command)
     return router

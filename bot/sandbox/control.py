@@ -13,7 +13,8 @@ instead. They mirror the Python API one to one:
     POST /_sandbox/users/{user_id}/{action}         start_bot {payload?}, block_bot,
          send {chat_id, text, reply_to?}, send_command {chat_id, command, args?},
          send_media {chat_id, kind, caption?, data_base64?, filename?, emoji?},
-         edit {chat_id, message_id, text}, forward {chat_id, message_id, to_chat_id},
+         edit {chat_id, message_id, text}, react {chat_id, message_id, emoji?},
+         forward {chat_id, message_id, to_chat_id},
          press {chat_id, message_id, button}, follow {chat_id, message_id, button},
          open_link {url}, leave {chat_id}
     GET  /_sandbox/users/{user_id}/inbox            the bot's messages in the private chat
@@ -201,6 +202,7 @@ class _Control:
                 emoji=b.get("emoji"),
             ),
             "edit": lambda b: user.edit(self._message(b), b["text"]),
+            "react": lambda b: user.react(self._message(b), b.get("emoji", "👍")),
             "forward": lambda b: user.forward(
                 self._message(b), self.sandbox.chat(int(b["to_chat_id"]))
             ),

@@ -146,14 +146,58 @@ class SimUser(Account):
         self._world.deliver(message)
         return message
 
+    async def send_content(
+        self, chat: Chat, kind: str, payload: Any, *, via_bot: Account | None = None
+    ) -> SimMessage:
+        """A message of any other kind, by its Bot API field and object: a live photo, a
+        checklist, paid media, a giveaway, a game or an invoice sent through an inline bot
+        (`via_bot`), or a kind Telegram adds next. The shape is the test's to give."""
+        if kind in MEDIA_KINDS or kind in ("text", "caption"):
+            raise SimulationError(f"use send() or send_media() for a {kind}")
+        if via_bot is not None and not via_bot.is_bot:
+            raise SimulationError("only a bot sends messages inline")
+        self._check_can_write(chat)
+        message = self._world.post(chat, self, extra={kind: payload}, via_bot=via_bot)
+        self._world.deliver(message)
+        return message
+
     async def edit(self, message: SimMessage, text: str) -> SimMessage:
-        """Edit one's own text message; the bot gets an edited_message."""
+        """Edit one's own text message, or a media message's caption; the bot gets an
+        edited_message with a new edit_date."""
         self._check_sees(message)
-        if message.sender is not self or message.text is None:
-            raise SimulationError(f"{self.first_name} can only edit their own text messages")
-        formatted = self._typed(text)
-        message.text, message.entities = formatted.text, formatted.entities
+        if message.sender is not self or message.service:
+            raise SimulationError(f"{self.first_name} can only edit their own messages")
+        if message.text is not None:
+            formatted = self._typed(text)
+            message.text, message.entities = formatted.text, formatted.entities
+        elif message.media_kind in ("sticker", "video_note", None):
+            raise SimulationError(f"a {message.media_kind} has no caption to edit")
+        else:
+            formatted = FormattedText.plain(text) if text.strip() else FormattedText("")
+            message.caption = formatted.text or None
+            message.caption_entities = formatted.entities
         message.edit_date = self._world.now()
+        self._world.deliver(message, edited=True)
+        return message
+
+    async def react(self, message: SimMessage, emoji: str = "👍") -> SimMessage:
+        """Put a reaction on a message: the bot gets message_reaction if it asked for
+        it, and, as Telegram does, the message again as an edited_message, unchanged and
+        with no new edit_date (a phantom edit: nothing in it changed)."""
+        self._check_sees(message)
+        old = message.reactions.get(self.id)
+        message.reactions[self.id] = emoji
+        self._world.updates.push(
+            "message_reaction",
+            {
+                "chat": message.chat.to_api(),
+                "message_id": message.message_id,
+                "user": self.to_api(),
+                "date": self._world.now(),
+                "old_reaction": [{"type": "emoji", "emoji": old}] if old else [],
+                "new_reaction": [{"type": "emoji", "emoji": emoji}],
+            },
+        )
         self._world.deliver(message, edited=True)
         return message
 

@@ -58,9 +58,16 @@ class UploadedFile:
 
 # aiogram 3.31 speaks Bot API 10.3 and requires these fields on objects the sandbox returns;
 # the committed table (10.1) predates them.
+# A kind of message a later Bot API brings, which no client knows yet: a test sends it
+# (SimUser.send_content) to show what the bot does with a kind it has never seen. Its
+# object is any JSON object; nothing else in an answer may be undocumented.
+FUTURE_KIND = "future_content"
+_FUTURE_TYPE = "<a later Bot API's object>"
+
 _NEWER_FIELDS: dict[str, dict[str, FieldSpec]] = {
     "ChatMemberAdministrator": {"can_send_welcome_messages": FieldSpec(("Boolean",), False)},
     "ChatAdministratorRights": {"can_send_welcome_messages": FieldSpec(("Boolean",), False)},
+    "Message": {FUTURE_KIND: FieldSpec((_FUTURE_TYPE,), False)},
 }
 
 
@@ -181,6 +188,10 @@ class ApiSchema:
                 raise _Mismatch(f"field {path} must be {type_name}", path)
             inner = type_name[len(_ARRAY) :]
             return [self._check(inner, item, f"{path}[{i}]", files) for i, item in enumerate(value)]
+        if type_name == _FUTURE_TYPE:
+            if not isinstance(value, dict):
+                raise _Mismatch(f"field {path} must be a JSON object", path)
+            return value
         scalar = _SCALARS.get(type_name)
         if scalar is not None:
             if not scalar(value):

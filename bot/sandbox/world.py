@@ -265,6 +265,11 @@ class SimMessage:
     service: dict[str, Any] = field(default_factory=dict)
     edit_date: int | None = None
     deleted: bool = False
+    reactions: dict[int, str] = field(default_factory=dict)  # person -> their emoji
+    # Content of any other kind, by its Bot API field (a game, a checklist, paid media,
+    # one Telegram adds next), and the inline bot it was sent through.
+    extra: dict[str, Any] = field(default_factory=dict)
+    via_bot: Account | None = None
 
     @property
     def from_bot(self) -> bool:
@@ -311,6 +316,8 @@ class SimMessage:
         """What a copy of this message carries: its text, or its media and caption."""
         if self.text is not None:
             return {"text": self.text, "entities": self.entities}
+        if self.extra:
+            return {"extra": dict(self.extra)}
         return {
             "caption": self.caption,
             "caption_entities": self.caption_entities,
@@ -352,8 +359,11 @@ class SimMessage:
             message["text"] = self.text
             if self.entities:
                 message["entities"] = list(self.entities)
+        if self.via_bot is not None:
+            message["via_bot"] = self.via_bot.to_api()
         if self.media_kind is not None:
             message[self.media_kind] = self.media
+        message.update(self.extra)
         if self.caption:
             message["caption"] = self.caption
             if self.caption_entities:

@@ -660,3 +660,45 @@ async def test_mentions_and_message_counts_are_readable_by_tests(
     assert turn.mentioned_user_ids() == [anna.id]
     assert sandbox.peak_messages(club) == 3
     assert sandbox.peak_messages(club, window=1) == 1
+
+
+async def test_a_reaction_resends_the_message_unchanged_and_a_caption_edit_is_dated(
+    bot: Bot, sandbox: Sandbox
+) -> None:
+    """Telegram resends a message as edited_message, unchanged and with no new edit_date,
+    when someone reacts to it; a real edit (of a text or a caption) carries edit_date."""
+    anna = sandbox.add_user("Anna")
+    boris = sandbox.add_user("Boris")
+    club = sandbox.add_supergroup("Club", owner=anna)
+    club.promote_bot(can_delete_messages=True)
+    club.add_member(boris)
+    await bot.get_updates(
+        offset=-1, allowed_updates=["message", "edited_message", "message_reaction"]
+    )
+    await bot.get_updates(offset=sandbox.pending_updates[-1]["update_id"] + 1)
+
+    said = await boris.send(club, "I am a civilian")
+    await anna.react(said, "🔥")
+    photo = await boris.send_media(club, "photo", caption="/status")
+    await boris.edit(photo, "My evidence")
+    await anna.react(photo)
+    updates = await bot.get_updates()
+
+    assert [u.event_type for u in updates] == [
+        "message", "message_reaction", "edited_message",
+        "message", "edited_message", "message_reaction", "edited_message",
+    ]  # fmt: skip
+    reaction = updates[1].message_reaction
+    assert reaction is not None and reaction.user is not None and reaction.user.id == anna.id
+    phantom = updates[2].edited_message
+    assert phantom is not None
+    assert (phantom.text, phantom.edit_date) == ("I am a civilian", None)
+    command = updates[3].message
+    assert command is not None and command.caption_entities is not None
+    assert [(e.type, e.offset, e.length) for e in command.caption_entities] == [
+        ("bot_command", 0, 7)
+    ]
+    edited, again = updates[4].edited_message, updates[6].edited_message
+    assert edited is not None and again is not None
+    assert edited.caption == "My evidence" and edited.edit_date is not None
+    assert (again.caption, again.edit_date) == (edited.caption, edited.edit_date)
