@@ -1,0 +1,103 @@
+"""What real Telegram does between an update and the bot's answer to it (issue 21).
+
+Webhook mode never loops (§5): an error that a redelivery cannot mend (the message to
+reply to is gone, the button's query expired, the chat is gone) is handled where it
+happens, and the update is answered 200 once; only a failure to store answers 500.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+
+import pytest
+
+from bot.demo import Table, open_table
+
+
+@pytest.fixture
+async def webhook_table() -> AsyncIterator[Table]:
+    """Twelve players in the club's group, no game yet, the bot on a webhook."""
+    async with open_table(12, seed=5, lang="ru", webhook=True) as table:
+        await table.settle()
+        yield table
+
+
+async def hold(table: Table) -> None:
+    """Telegram holds the updates a moment (a slow network): what people do meanwhile
+    happens before the bot hears of it."""
+    await table.sandbox.webhook_delivery.stop()
+
+
+async def release(table: Table) -> None:
+    table.sandbox.webhook_delivery.start()
+    await table.settle()
+
+
+async def test_a_command_deleted_before_the_reply_is_answered_once_never_redelivered(
+    webhook_table: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    table = webhook_table
+    person = table.people[0]
+    delivery = table.sandbox.webhook_delivery
+    await hold(table)
+    sent = await person.send(table.group, "/pass")  # no game here: the bot replies so
+    await person.delete(sent)
+    refused, delivered = delivery.refused, delivery.delivered
+    await release(table)
+
+    assert delivery.refused == refused  # answered 200 the first time...
+    assert delivery.delivered == delivered + 1  # ...and delivered once
+    replies = [m for m in table.group.visible_messages() if m.from_bot]
+    assert len(replies) == 1 and replies[0].reply_to is None  # said once, without the reply
+    assert table.sandbox.pending_updates == []
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_an_expired_button_query_is_dropped_and_never_redelivered(
+    webhook_table: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    table = webhook_table
+    await table.gather()
+    await table.begin()
+    state = table.state
+    assert state is not None and state.speaker is not None
+    other = next(seat for seat in state.seats if seat != state.speaker)
+    delivery = table.sandbox.webhook_delivery
+    await hold(table)
+    press = await table.person(other).press(table.turn_message(), 0)  # not theirs: refused
+    press.expire()  # the update waited past Telegram's patience
+    refused, delivered = delivery.refused, delivery.delivered
+    await release(table)
+
+    assert delivery.refused == refused  # answered 200 the first time...
+    assert delivery.delivered == delivered + 1  # ...and delivered once
+    assert press.answer is None  # Telegram refused the answer: it was dropped
+    assert table.state == state
+    assert table.sandbox.pending_updates == []
+    too_old = [r for r in caplog.records if "too old" in r.getMessage()]
+    assert len(too_old) == 1 and too_old[0].levelno == logging.WARNING
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_a_person_who_blocked_the_bot_before_its_reply_is_logged_once(
+    webhook_table: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    table = webhook_table
+    person = table.people[2]
+    delivery = table.sandbox.webhook_delivery
+    await person.start_bot()
+    await table.settle()
+    await hold(table)
+    await person.send(person.private, "/help")
+    await person.send(person.private, "/rules")
+    await person.block_bot()
+    refused, delivered = delivery.refused, delivery.delivered
+    await release(table)
+
+    assert delivery.refused == refused  # nothing to deliver again: answered 200
+    assert delivery.delivered == delivered + 3  # /help, /rules and the blocking
+    assert table.sandbox.pending_updates == []
+    out_of_reach = [r for r in caplog.records if "out of reach" in r.getMessage()]
+    assert len(out_of_reach) == 1 and out_of_reach[0].levelno == logging.WARNING
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
