@@ -11,6 +11,7 @@ import logging
 from collections.abc import AsyncIterator
 
 import pytest
+from aiogram.types import Update
 
 from bot.demo import Table, open_table
 
@@ -100,4 +101,25 @@ async def test_a_person_who_blocked_the_bot_before_its_reply_is_logged_once(
     assert table.sandbox.pending_updates == []
     out_of_reach = [r for r in caplog.records if "out of reach" in r.getMessage()]
     assert len(out_of_reach) == 1 and out_of_reach[0].levelno == logging.WARNING
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_an_update_of_a_kind_unknown_here_is_skipped_with_a_warning(
+    webhook_table: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Telegram adds kinds of updates before aiogram learns them (the sandbox speaks only
+    the kinds of its Bot API table, so this one is fed to the bot's dispatcher as polling
+    feeds it): it is skipped with a warning, and the next update is handled as ever."""
+    table = webhook_table
+    newer = Update.model_validate(
+        {"update_id": 10**6, "future_kind": {"chat": table.group.to_api()}},
+        context={"bot": table.bot},
+    )
+    await table.app.dispatcher.feed_update(table.bot, newer)
+    await table.host.send(table.group, "/help")
+    await table.settle()
+
+    assert table.group.visible_messages()[-1].from_bot  # /help answered after it
+    unknown = [r for r in caplog.records if "unknown here" in r.getMessage()]
+    assert len(unknown) == 1 and unknown[0].levelno == logging.WARNING
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
