@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 import pytest
 from aiogram.types import Update
 
-from bot.demo import Table, open_table
+from bot.demo import RIGHTS, Table, open_table
 
 
 @pytest.fixture
@@ -123,3 +123,69 @@ async def test_an_update_of_a_kind_unknown_here_is_skipped_with_a_warning(
     unknown = [r for r in caplog.records if "unknown here" in r.getMessage()]
     assert len(unknown) == 1 and unknown[0].levelno == logging.WARNING
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+# --- §3: a game never runs unseen ------------------------------------------------------
+
+
+@pytest.fixture
+async def playing() -> AsyncIterator[Table]:
+    """Twelve players, the game begun (polling), the Host reachable in private."""
+    async with open_table(12, seed=7, lang="ru") as table:
+        await table.host.start_bot()
+        await table.gather()
+        await table.begin()
+        yield table
+
+
+async def remove_the_bot(table: Table) -> None:
+    """The group's owner bans the bot from the group mid-game."""
+    table.group.remove_bot(by=table.host, ban=True)
+    await table.settle()
+
+
+async def test_the_bot_removed_mid_game_pauses_it_and_the_host_hears_why(
+    playing: Table,
+) -> None:
+    table = playing
+    before = table.state
+    assert before is not None and not before.paused
+    inbox = len(table.host.inbox())
+
+    await remove_the_bot(table)
+
+    state = table.state
+    assert state is not None and state.paused and state.step == before.step
+    for _ in range(5):  # the clock runs on: nothing of the game moves with it
+        await table.advance()
+    assert table.state is not None and table.state.step == before.step
+    told = [m.content for m in table.host.inbox()[inbox:]]
+    assert len(told) == 1 and "удалили из группы" in told[0], told
+    assert "прав" not in told[0]  # the real reason, not lost rights
+    refused = table.sandbox.calls(chat=table.group, ok=False)
+    assert all("kicked" in (c.description or "") for c in refused)
+
+    table.group.promote_bot(by=table.host, **RIGHTS)  # the owner brings the bot back
+    await table.settle()
+
+    state = table.state
+    assert state is not None and not state.paused and state.step == before.step
+    told = [m.content for m in table.host.inbox()[inbox:]]
+    assert len(told) == 2 and "снова в группе" in told[1], told
+    # The game goes on by its clock again.
+    await table.wait_for(lambda now: now.step > before.step, limit=5)
+
+
+async def test_the_host_stops_from_private_a_game_whose_group_removed_the_bot(
+    playing: Table,
+) -> None:
+    table = playing
+    await remove_the_bot(table)
+    notice = table.host.inbox()[-1]
+
+    press = await table.host.press(notice, 0)
+    await table.settle()
+
+    state = table.state
+    assert state is not None and state.finished
+    assert press.answer is not None
