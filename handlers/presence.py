@@ -47,7 +47,7 @@ class Presence:
                     update.chat.id)  # fmt: skip
         lang = await service.user_lang(game.host_user_id)
         text = service.t(
-            lang, "presence.removed", group=escape(update.chat.title or ""), game=game.game_id
+            lang, "presence.removed", title=escape(update.chat.title or ""), game=game.game_id
         )
         button = Button(service.t(lang, "presence.stop"), callback=AwayCb(game=game.game_id).pack())
         await _tell(bot, game.host_user_id, text, markup(((button,),)))
@@ -67,7 +67,7 @@ class Presence:
         self.paused.discard(game.game_id)
         lang = await service.user_lang(game.host_user_id)
         key = "presence.back" if resumed else "presence.back_paused"
-        text = service.t(lang, key, group=escape(update.chat.title or ""), game=game.game_id)
+        text = service.t(lang, key, title=escape(update.chat.title or ""), game=game.game_id)
         await _tell(bot, game.host_user_id, text, None)
 
     async def stop(
