@@ -5,32 +5,78 @@ is paused at once, so that its clock stops and no turn passes unseen, and its Ho
 hears the real reason in private, with a button to stop the game from there. When the
 bot is added back, a game it paused goes on from where it stood; one the Host had
 paused before stays paused for the Host's /resume.
+
+A seated player who leaves the group mid-game (chat_member, or the service message):
+the Host hears it in private, with the way to go on (/remove; a Judge's substitute in a
+tournament). Nothing changes by itself: the player may come back.
 """
 
 from __future__ import annotations
 
 import logging
 
-from aiogram import Bot, Router
+from aiogram import Bot, F, Router
 from aiogram.exceptions import TelegramBadRequest, TelegramForbiddenError
 from aiogram.filters import JOIN_TRANSITION, LEAVE_TRANSITION, ChatMemberUpdatedFilter
-from aiogram.types import CallbackQuery, ChatMemberUpdated, InlineKeyboardMarkup
+from aiogram.types import CallbackQuery, ChatMemberUpdated, InlineKeyboardMarkup, Message, User
 
 from bot.callbacks import AwayCb
 from bot.i18n import escape
+from bot.lru import LRU
 from bot.render import Button
 from bot.rules.actions import Pause, Resume, Stop
 from bot.rules.errors import RuleError
 from bot.sender import markup
 from bot.service import GameService
-from handlers.filters import IN_GROUP
+from handlers.filters import IN_GROUP, Is
 
 log = logging.getLogger(__name__)
+TOLD_KEPT = 10_000  # departures remembered, to tell each once
 
 
 class Presence:
     def __init__(self) -> None:
         self.paused: set[int] = set()  # games the bot paused when it was removed
+        # (game, person) whose leaving the Host heard: chat_member and the service
+        # message tell the same departure twice.
+        self.told_left: LRU[tuple[int, int], bool] = LRU(TOLD_KEPT)
+
+    async def member_left(
+        self, update: ChatMemberUpdated, bot: Bot, service: GameService
+    ) -> None:
+        await self._left(update.chat.id, update.chat.title, update.new_chat_member.user, bot,
+                         service)  # fmt: skip
+
+    async def left_message(self, message: Message, bot: Bot, service: GameService) -> None:
+        if message.left_chat_member is not None:
+            await self._left(message.chat.id, message.chat.title, message.left_chat_member, bot,
+                             service)  # fmt: skip
+
+    async def _left(
+        self, chat_id: int, title: str | None, person: User, bot: Bot, service: GameService
+    ) -> None:
+        """A seated player left the group mid-game: the Host hears it, and how to go on."""
+        running = await service.running_in_chat(chat_id)
+        if running is None:
+            return
+        game, state = running
+        seat = state.seat_of(person.id)
+        if seat is None or not state.is_alive(seat):
+            return
+        if self.told_left.get((game.game_id, person.id)) is not None:
+            return
+        self.told_left[(game.game_id, person.id)] = True
+        lang = await service.user_lang(game.host_user_id)
+        key = "presence.player_left_tournament" if game.tournament_id else "presence.player_left"
+        text = service.t(
+            lang,
+            key,
+            seat=seat,
+            nick=escape(state.seats[seat].nick),
+            title=escape(title or ""),
+            game=game.game_id,
+        )
+        await _tell(bot, game.host_user_id, text, None)
 
     async def removed(self, update: ChatMemberUpdated, bot: Bot, service: GameService) -> None:
         running = await service.running_in_chat(update.chat.id)
@@ -106,4 +152,8 @@ def make_router() -> Router:
         presence.back, IN_GROUP, ChatMemberUpdatedFilter(JOIN_TRANSITION)
     )
     router.callback_query.register(presence.stop, AwayCb.filter())
+    router.chat_member.register(
+        presence.member_left, IN_GROUP, ChatMemberUpdatedFilter(LEAVE_TRANSITION)
+    )
+    router.message.register(presence.left_message, IN_GROUP, Is(F.left_chat_member))
     return router

@@ -189,3 +189,21 @@ async def test_the_host_stops_from_private_a_game_whose_group_removed_the_bot(
     state = table.state
     assert state is not None and state.finished
     assert press.answer is not None
+
+
+async def test_a_seated_player_who_leaves_the_group_is_told_to_the_host_once(
+    playing: Table,
+) -> None:
+    table = playing
+    state = table.state
+    assert state is not None
+    seat = next(s for s in sorted(state.seats) if table.person(s).id != table.host.id)
+    inbox = len(table.host.inbox())
+
+    table.group.remove_member(table.person(seat))  # chat_member and the service message
+    await table.settle()
+
+    told = [m.content for m in table.host.inbox()[inbox:]]
+    assert len(told) == 1, told
+    assert f"/remove {seat}" in told[0] and "больше нет в группе" in told[0]
+    assert table.state == state  # the Host decides; nothing changes by itself
