@@ -37,7 +37,7 @@ from bot.service import GameService
 from bot.tournaments import TournamentService
 from bot.web import PageLinks, TournamentPages, serve_pages
 from handlers import get_routers
-from handlers.failures import STORAGE_FAILURES, not_recorded
+from handlers.failures import STORAGE_FAILURES, StaleAnswers, Unreachable, gone, not_recorded
 from handlers.guard import AnswersInPrivate, OutOfTurnCommands
 from handlers.middleware import (
     DecidedOnTelling,
@@ -104,7 +104,9 @@ def make_bot(token: str, api_server: str) -> Bot:
     loads, dumps = runtime.json_codec()
     api = TelegramAPIServer.from_base(api_server)
     session = runtime.LeanSession(api=api, json_loads=loads, json_dumps=dumps)
-    return Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))
+    # A reply to a message deleted meanwhile goes without the reply (issue 21).
+    default = DefaultBotProperties(parse_mode=ParseMode.HTML, allow_sending_without_reply=True)
+    return Bot(token, session=session, default=default)
 
 
 def new_seed() -> str:
@@ -147,6 +149,8 @@ async def build_app(
     bot.session.middleware(AnswersInPrivate())
     # Then: a text too long for one message becomes several, each paced in turn.
     bot.session.middleware(LongMessages())
+    # Then: a button's answer Telegram no longer waits for is dropped (issue 21).
+    bot.session.middleware(StaleAnswers())
     bot.session.middleware(sender.limiter)  # every call the bot makes is paced by it
     service = GameService(
         Repositories.of(database),
@@ -173,6 +177,8 @@ async def build_app(
     dispatcher.callback_query.outer_middleware(KnowTheSender())
     dispatcher.include_routers(*get_routers())
     dispatcher.errors.register(not_recorded, ExceptionTypeFilter(*STORAGE_FAILURES))
+    # A chat gone, or the bot blocked or removed there: no redelivery mends it (issue 21).
+    dispatcher.errors.register(Unreachable().handle, lambda event: gone(event.exception))
     return App(bot, dispatcher, service, database)
 
 

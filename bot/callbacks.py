@@ -82,3 +82,9 @@ class PanelCb(CallbackData, prefix="h"):
     do: str
     seat: int = 0
     code: str = ""
+
+
+class AwayCb(CallbackData, prefix="a"):
+    """The Host stops, from private, a game whose group the bot was removed from."""
+
+    game: GameId

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from aiogram import Router
 
-from handlers import common, day, guard, host, judge, lobby, night, vote
+from handlers import common, day, guard, host, judge, lobby, night, presence, vote
 
 
 def get_routers() -> list[Router]:
     return [
+        presence.make_router(),  # the bot's own membership, before the guard's rights
         host.host_router(),
         host.refusal_router(),
         host.button_router(),

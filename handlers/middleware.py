@@ -207,7 +207,12 @@ class OncePerUpdate(BaseMiddleware):
         service: GameService = data["service"]
         if not isinstance(event, Update):
             return await handler(event, data)
-        with timings.update(event.event_type):  # make bench: where the update's time goes
+        try:
+            kind = event.event_type
+        except UpdateTypeLookupError:  # newer than this aiogram: no handler could take it
+            log.warning("update %d is of a kind unknown here, skipped", event.update_id)
+            return None
+        with timings.update(kind):  # make bench: where the update's time goes
             if not await service.updates.take(event.update_id):
                 return None
             token = CURRENT_UPDATE.set(event.update_id)

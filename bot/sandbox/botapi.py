@@ -528,7 +528,7 @@ class BotApi:
 
     def answer_callback_query(self, params: Params) -> Any:
         press = self.world.queries.get(params["callback_query_id"])
-        if press is None or press.answer is not None:
+        if press is None or press.answer is not None or press.expired:
             raise ApiError.bad_request(
                 "query is too old and response timeout expired or query ID is invalid"
             )

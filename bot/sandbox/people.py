@@ -201,6 +201,14 @@ class SimUser(Account):
         self._world.deliver(message, edited=True)
         return message
 
+    async def delete(self, message: SimMessage) -> None:
+        """Delete one's own message. Telegram tells a bot nothing of it: a reply the bot
+        makes to it afterwards is refused "message to be replied not found"."""
+        self._check_sees(message)
+        if message.sender is not self or message.service:
+            raise SimulationError(f"{self.first_name} can only delete their own messages")
+        message.deleted = True
+
     async def forward(self, message: SimMessage, to: Chat) -> SimMessage:
         """Forward a message; Telegram refuses for a message with protected content."""
         self._check_sees(message)

@@ -198,7 +198,14 @@ class CallbackPress:
         self.message = message
         self.data = data
         self.answer: CallbackAnswer | None = None
+        # Telegram forgets a query it waited for too long: its answer is refused then.
+        self.expired = False
         self._answered = asyncio.Event()
+
+    def expire(self) -> None:
+        """The query waited past Telegram's patience (the bot was down, or slow): from
+        now on answerCallbackQuery is refused as "query is too old"."""
+        self.expired = True
 
     def resolve(self, answer: CallbackAnswer) -> None:
         self.answer = answer
