@@ -61,6 +61,7 @@ from bot.updates import HandledUpdates
 from storage.chats import ChatType
 from storage.db import Work
 from storage.games import Game, GameStatus, LobbyPlayer, saving_state, setting_status
+from storage.nicks import PROFILE_LONGEST, clean_nick, profile_name
 from storage.outbox import enqueuing, marking_sent
 from storage.protocol import NewEvent, appending
 from storage.repositories import Repositories
@@ -313,7 +314,11 @@ class GameService:
         self._user_langs[user_id] = lang
 
     async def saw_user(self, user_id: int, first_name: str, username: str | None) -> None:
-        """Store the user's name as an update shows it, unless it is already stored so."""
+        """Store the user's name as an update shows it, unless it is already stored so.
+
+        The name is stored made safe (one printable line, storage.nicks): whatever shows
+        it later (the lobby, a hand-over, an expulsion) cannot draw a line with it."""
+        first_name = profile_name(first_name, None, username, fallback=str(user_id))
         if self._known_users.get(user_id) == (first_name, username):
             if username is not None:
                 self._username_owners.touch(username.lower())
@@ -451,6 +456,8 @@ class GameService:
         the check and the seat are one transaction, so two lobbies joined at the same
         moment cannot both take the same person.
         """
+        # The seat's nick is printed in every post of the game: one safe line (issue 25).
+        nick = clean_nick(nick, PROFILE_LONGEST) or str(user_id)
         async with self.lock(game.game_id):
             current = await self.repos.games.get(game.game_id)
             if current is None or current.status is not GameStatus.LOBBY:
@@ -1020,7 +1027,7 @@ class GameService:
         if not await self.repos.games.sign(game.game_id, host_id, now=self.clock.now()):
             return False
         lang = await self.chat_lang(game.chat_id)
-        text = self.t(lang, "over.signed", host=escape(host_name))
+        text = self.t(lang, "over.signed", host=escape(profile_name(host_name, fallback="?")))
         await self.sender.deliver(game.game_id, [Post(game.chat_id, text)])
         return True
 

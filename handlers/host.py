@@ -28,6 +28,7 @@ from bot.tournaments import TournamentService
 from handlers.args import SEAT, SECONDS, USERNAME, Arg, Word, takes
 from handlers.filters import IN_GROUP
 from storage.games import GameStatus
+from storage.nicks import profile_name
 
 HOST_COMMANDS = ("begin", "pause", "resume", "skip", "extend", "warn", "remove", "stop", "host")
 
@@ -197,7 +198,7 @@ async def hand_over(
     if message.reply_to_message is not None and message.reply_to_message.from_user is not None:
         who = message.reply_to_message.from_user
         if not who.is_bot:
-            target_id, target_name = who.id, who.first_name
+            target_id, target_name = who.id, profile_name(who.first_name, who.last_name)
     elif username is not None:
         user = await service.repos.users.by_username(username[1:])
         if user is not None:

@@ -14,6 +14,7 @@ from aiogram.types import (
     ChatMemberOwner,
     ChatMemberRestricted,
     Message,
+    User,
 )
 
 from bot.callbacks import PresenceCb
@@ -25,6 +26,7 @@ from bot.tournaments import TournamentService
 from handlers.filters import IN_GROUP
 from storage.errors import ActiveGameExistsError
 from storage.games import Game, GameStatus
+from storage.nicks import profile_name
 
 # PRODUCT: the bot needs these rights to run a game in a group.
 REQUIRED_RIGHTS = (
@@ -160,6 +162,11 @@ async def newgame(
     )
 
 
+def _name(user: User) -> str:
+    """A casual player's nick: their Telegram profile's name, made safe (storage.nicks)."""
+    return profile_name(user.first_name, user.last_name, user.username, fallback=str(user.id))
+
+
 async def is_member(bot: Bot, chat_id: int, user_id: int) -> bool:
     """Whether Telegram says the user is in the chat (a restricted member still is)."""
     try:
@@ -204,7 +211,7 @@ async def join_from_private(message: Message, token: str, service: GameService, 
         title = escape(chat.title or "") if chat else ""
         await message.answer(service.t(lang, "lobby.not_member", title=title))
         return
-    outcome = await service.join(game, message.from_user.id, message.from_user.first_name)
+    outcome = await service.join(game, message.from_user.id, _name(message.from_user))
     await answer_seating(message, service, lang, game, outcome)
     if outcome.joined:
         await refresh_lobby(service, game, message.bot)  # the player hears first
@@ -221,7 +228,7 @@ async def join_in_group(message: Message, bot: Bot, service: GameService, lang: 
         # An anonymous admin or a channel speaks as a bot: no person to seat.
         await message.answer(service.t(lang, "lobby.cannot_join"))
         return
-    outcome = await service.join(game, message.from_user.id, message.from_user.first_name)
+    outcome = await service.join(game, message.from_user.id, _name(message.from_user))
     if outcome.joined:
         await refresh_lobby(service, game, bot)
     else:  # why not, said plainly: full, already in, off the roster, seated elsewhere
@@ -258,7 +265,7 @@ async def present(
             for p in await service.repos.tournaments.players(group.tournament_id)
             if p.user_id == query.from_user.id
         ),
-        query.from_user.first_name,
+        _name(query.from_user),
     )
     outcome = await service.join(game, query.from_user.id, nick)
     if outcome.joined:
