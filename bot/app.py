@@ -33,7 +33,7 @@ from bot.i18n import LANGUAGES, Texts
 from bot.longtext import LongMessages
 from bot.rules.settings import GameSettings
 from bot.sender import Sender
-from bot.service import GameService
+from bot.service import LOBBY_IDLE_SECONDS, GameService
 from bot.tournaments import TournamentService
 from bot.web import PageLinks, TournamentPages, serve_pages
 from handlers import get_routers
@@ -73,6 +73,7 @@ HOST_COMMANDS = (
     "remove",
     "stop",
     "host",
+    "kick",
     "bind",
     "unbind",
 )
@@ -135,6 +136,7 @@ async def build_app(
     judges: frozenset[int] = frozenset(),
     timezone: str = "Europe/Moscow",
     pages: PageLinks | None = None,
+    lobby_idle_seconds: float = LOBBY_IDLE_SECONDS,
 ) -> App:
     # Here, not where the bot is made: every bot the app runs (the demo's and the tests'
     # too) keeps its answers' models built, rather than rebuilding one after each
@@ -162,6 +164,7 @@ async def build_app(
         seeds,
         warning_seconds,
         timezone=timezone,
+        lobby_idle_seconds=lobby_idle_seconds,
     )
     dispatcher = Dispatcher()
     dispatcher["service"] = service
@@ -236,6 +239,7 @@ async def run_bot(config: Config) -> None:
         judges=frozenset(config.access.judges),
         timezone=config.bot.timezone,
         pages=pages,
+        lobby_idle_seconds=config.casual.lobby_idle_minutes * 60,
     )
     page_server = None
     telling: asyncio.Task[None] | None = None

@@ -121,6 +121,9 @@ class CasualSection(_Strict):
     # S2: casual games may seat fewer players than a tournament table.
     min_players: int = Field(default=5, ge=4, le=100)
     max_players: int = Field(default=16, ge=4, le=100)
+    # Issue 25: a casual lobby with no join, leave or Host's command for this long closes,
+    # and its group is told, so that a lobby nobody begins does not hold the chat.
+    lobby_idle_minutes: float = Field(default=30, gt=0, le=24 * 60, allow_inf_nan=False)
 
 
 def _timer(default: float) -> Any:

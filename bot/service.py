@@ -62,6 +62,7 @@ from bot.updates import HandledUpdates
 from storage.chats import ChatType
 from storage.db import Work
 from storage.games import Game, GameStatus, LobbyPlayer, saving_state, setting_status
+from storage.nicks import PROFILE_LONGEST, clean_nick, profile_name
 from storage.outbox import enqueuing, marking_sent
 from storage.protocol import NewEvent, appending
 from storage.repositories import Repositories
@@ -127,6 +128,10 @@ KEEP_LOCKS = 1_000
 Also = Callable[[GameState], Awaitable[None]]
 
 TURN, WARN = "turn", "warn"  # the two timers a game can have (job ids `turn:<game>`)
+# A casual lobby's timer (`lobby:<game>`): with no activity for a while it closes, so
+# that a lobby nobody begins does not hold its chat (issue 25).
+LOBBY = "lobby"
+LOBBY_IDLE_SECONDS = 30 * 60.0
 
 # A vote longer than this reminds those who have not voted, `warning_seconds` before it
 # closes; in a shorter one the reminder would come almost with the ballot.
@@ -220,6 +225,7 @@ class GameService:
         new_seed: Callable[[], str],
         warning_seconds: float = 10.0,
         timezone: str = "Europe/Moscow",
+        lobby_idle_seconds: float = LOBBY_IDLE_SECONDS,
     ) -> None:
         self.repos = repos
         self.timezone = timezone  # of the clock times players read
@@ -230,6 +236,7 @@ class GameService:
         self.casual_settings = casual_settings
         self.new_seed = new_seed
         self.warning_seconds = warning_seconds
+        self.lobby_idle_seconds = lobby_idle_seconds
         self._locks: dict[int, timings.GameLock] = {}
         self._locks_bound = KEEP_LOCKS
         # States as of the last action: every running game's, and a few others'. The
@@ -314,7 +321,11 @@ class GameService:
         self._user_langs[user_id] = lang
 
     async def saw_user(self, user_id: int, first_name: str, username: str | None) -> None:
-        """Store the user's name as an update shows it, unless it is already stored so."""
+        """Store the user's name as an update shows it, unless it is already stored so.
+
+        The name is stored made safe (one printable line, storage.nicks): whatever shows
+        it later (the lobby, a hand-over, an expulsion) cannot draw a line with it."""
+        first_name = profile_name(first_name, None, username, fallback=str(user_id))
         if self._known_users.get(user_id) == (first_name, username):
             if username is not None:
                 self._username_owners.touch(username.lower())
@@ -438,7 +449,81 @@ class GameService:
             chat_id=chat_id, host_user_id=host_id, settings_json=settings, now=self.clock.now()
         )
         log_game(game, "lobby opened by user %s", host_id)
+        await self.touch_lobby(game)
         return game
+
+    # --- an idle lobby closes (issue 25) --------------------------------------------
+
+    async def touch_lobby(self, game: Game) -> None:
+        """Something happened in a casual lobby: it closes `lobby_idle_seconds` from now.
+
+        The date is stored as the game's deadline (a restart re-arms it, `rearm_lobbies`)
+        and armed as the `lobby:<game>` timer, which replaces the one before it."""
+        if game.tournament_id is not None:
+            return  # a tournament table's lobby is its Host's, named by the Judge
+        when = self.clock.now() + self.lobby_idle_seconds
+        await self.repos.games.set_deadline(game.game_id, when, now=self.clock.now())
+        self.timers.arm(LOBBY, game.game_id, 0, when)
+
+    async def rearm_lobbies(self) -> None:
+        """Start-up: every casual lobby's closing time armed again."""
+        for game in await self.repos.games.pending_deadlines():
+            if game.status is GameStatus.LOBBY and game.deadline is not None:
+                self.timers.arm(LOBBY, game.game_id, 0, game.deadline)
+
+    async def expire_lobby(self, game_id: int) -> None:
+        """The lobby's timer: closed if nothing happened in it since; the group is told."""
+        async with self.lock(game_id):
+            game = await self.repos.games.get(game_id)
+            if game is None or game.status is not GameStatus.LOBBY or game.deadline is None:
+                return
+            if game.deadline > self.clock.now():
+                self.timers.arm(LOBBY, game_id, 0, game.deadline)  # touched meanwhile
+                return
+            await self.repos.games.set_status(game_id, GameStatus.ABORTED, now=self.clock.now())
+            self._begin_requested.discard(game_id)
+            log_game(game, "the lobby closed, idle")
+        lang = await self.chat_lang(game.chat_id)
+        minutes = max(1, round(self.lobby_idle_seconds / 60))
+        text = self.t(lang, "lobby.expired", game=game_id, minutes=minutes)
+        await self.sender.deliver(game_id, [Post(game.chat_id, text)])
+
+    async def take_over(self, game: Game, user_id: int) -> Game | None:
+        """A chat's administrator becomes the Host of a casual lobby someone else opened;
+        None if it is no such lobby any more (dealt, stopped, or already theirs)."""
+        async with self.lock(game.game_id):
+            current = await self.repos.games.get(game.game_id)
+            if (
+                current is None
+                or current.status is not GameStatus.LOBBY
+                or current.tournament_id is not None
+                or current.host_user_id == user_id
+            ):
+                return None
+            await self.repos.games.set_host(game.game_id, user_id, now=self.clock.now())
+            log_game(game, "an administrator, user %s, took the lobby over", user_id)
+            await self.touch_lobby(current)
+            return await self.repos.games.get(game.game_id)
+
+    async def kick(self, game: Game, number: int) -> LobbyPlayer | None:
+        """The Host's /kick N: the lobby's N-th player is out; None if there is no N-th.
+        A /begin that waited only for them goes ahead."""
+        async with self.lock(game.game_id):
+            current = await self.repos.games.get(game.game_id)
+            if current is None or current.status is not GameStatus.LOBBY:
+                return None
+            players = await self.repos.lobby.players(game.game_id)
+            if not 1 <= number <= len(players):
+                return None
+            out = players[number - 1]
+            await self.repos.lobby.leave(game.game_id, out.user_id)
+            log_game(game, "the Host took user %s out of the lobby", out.user_id)
+            await self.touch_lobby(current)
+        if game.game_id in self._begin_requested:
+            rest = [p for p in players if p.user_id != out.user_id]
+            if not await self.unreachable(rest):
+                await self.begin(current)
+        return out
 
     async def settings_of(self, game: Game) -> GameSettings:
         settings: GameSettings = from_json(GameSettings, json.loads(game.settings_json))
@@ -452,6 +537,8 @@ class GameService:
         the check and the seat are one transaction, so two lobbies joined at the same
         moment cannot both take the same person.
         """
+        # The seat's nick is printed in every post of the game: one safe line (issue 25).
+        nick = clean_nick(nick, PROFILE_LONGEST) or str(user_id)
         async with self.lock(game.game_id):
             current = await self.repos.games.get(game.game_id)
             if current is None or current.status is not GameStatus.LOBBY:
@@ -472,6 +559,7 @@ class GameService:
                 if elsewhere is not None:
                     return JoinOutcome(Seating.ELSEWHERE, elsewhere)
                 await self.repos.lobby.join(game.game_id, user_id, nick=nick, now=self.clock.now())
+            await self.touch_lobby(current)
             return JoinOutcome(Seating.JOINED)
 
     async def leave(self, game: Game, user_id: int) -> bool:
@@ -480,7 +568,10 @@ class GameService:
             current = await self.repos.games.get(game.game_id)
             if current is None or current.status is not GameStatus.LOBBY:
                 return False
-            return await self.repos.lobby.leave(game.game_id, user_id)
+            if not await self.repos.lobby.leave(game.game_id, user_id):
+                return False
+            await self.touch_lobby(current)
+            return True
 
     async def stop_lobby(self, game: Game) -> bool:
         """The Host's /stop before the deal; False if the game was dealt meanwhile.
@@ -497,6 +588,7 @@ class GameService:
                 game.game_id, GameStatus.ABORTED, now=self.clock.now()
             )
             self._begin_requested.discard(game.game_id)
+            self.timers.cancel(LOBBY, game.game_id)
             log_game(game, "stopped in the lobby")
             return True
 
@@ -535,6 +627,7 @@ class GameService:
                 await self.seat_order(game, [p.user_id for p in players]),
             )
             await self._commit(game, state, events, now, GameStatus.RUNNING)
+            self.timers.cancel(LOBBY, game.game_id)
             log_game(game, "started, %d players", len(players))
             return BeginOutcome(True, [])
 
@@ -911,6 +1004,8 @@ class GameService:
                 self._commit_failures.pop(game_id, None)
             elif kind == WARN:
                 await self._warn(game_id, step)
+            elif kind == LOBBY:
+                await self.expire_lobby(game_id)
         except (StaleAction, GamePaused):
             pass  # the turn moved on, or the Host paused it: nothing is due
         except TooEarly:
@@ -1036,7 +1131,7 @@ class GameService:
         if not await self.repos.games.sign(game.game_id, host_id, now=self.clock.now()):
             return False
         lang = await self.chat_lang(game.chat_id)
-        text = self.t(lang, "over.signed", host=escape(host_name))
+        text = self.t(lang, "over.signed", host=escape(profile_name(host_name, fallback="?")))
         await self.sender.deliver(game.game_id, [Post(game.chat_id, text)])
         return True
 
@@ -1046,6 +1141,7 @@ class GameService:
         """Start-up: every running game back on its clock (`rearm_all`), then its group
         told where it stands and what it never got sent again (`tell_resumed`)."""
         resumed = await self.rearm_all()
+        await self.rearm_lobbies()
         await self.tell_resumed(resumed)
         return len(resumed.games)
 

@@ -62,7 +62,7 @@ from bot.tournament.tours import (
     unfinished,
 )
 from storage.games import Game, GameStatus
-from storage.nicks import nick_key
+from storage.nicks import clean_nick, looks_like, nick_key
 from storage.tournaments import PlayerStatus, Tournament, TournamentPlayer, TournamentStatus
 from storage.tours import TourGroup
 from storage.users import BanRequest
@@ -146,10 +146,12 @@ class TournamentService:
         tournament_id = tournament.tournament_id
         if await self.repos.tournaments.player(tournament_id, user_id) is not None:
             raise TournamentError("tournament.already", name=escape(tournament.name))
-        taken = {nick_key(p.nick) for p in await self.repos.tournaments.players(tournament_id)}
-        base, number = nick.strip()[:32] or str(user_id), 2
+        # A nick that is another's, or renders like it, gets a number: "Anna 2".
+        others = [p.nick for p in await self.repos.tournaments.players(tournament_id)]
+        taken = {nick_key(n) for n in others} | {looks_like(n) for n in others}
+        base, number = clean_nick(nick) or str(user_id), 2
         free = base
-        while nick_key(free) in taken:
+        while nick_key(free) in taken or looks_like(free) in taken:
             free, number = f"{base} {number}", number + 1
         await self.repos.tournaments.register(
             tournament_id, user_id, nick=free, now=self.games.clock.now()
@@ -252,7 +254,7 @@ class TournamentService:
 
     async def set_nick(self, user_id: int, nick: str) -> int:
         """`/nick`: the player's nick in every tournament they are registered in."""
-        nick = nick.strip()[:32]
+        nick = clean_nick(nick)  # one line of printable text (issue 25)
         if not nick:
             raise TournamentError("tournament.nick_usage")
         count = 0

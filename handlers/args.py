@@ -23,6 +23,7 @@ from bot.service import GameService
 from bot.tournament.errors import BadPoints
 from bot.tournament.scoring import parse_tenths
 from bot.tournament.settings import JUDGE_RANGES
+from storage.nicks import clean_nick
 
 
 class BadArguments(ValueError):
@@ -117,6 +118,21 @@ class Rest(Kind):
 
     longest: int
 
+    def finish(self, text: str) -> str:
+        return text
+
+
+@dataclass(frozen=True)
+class NickWords(Rest):
+    """Every remaining word as a nick: one line of printable text (storage.nicks), the
+    spacing and the invisible characters gone; nothing printable left is a mismatch."""
+
+    def finish(self, text: str) -> str:
+        nick = clean_nick(text)
+        if not nick:
+            raise BadArguments(text)
+        return nick
+
 
 @dataclass(frozen=True)
 class Depends(Kind):
@@ -147,6 +163,7 @@ SECONDS = Number(1, 600)  # /extend: ten minutes at most in one go
 GAME = Number(1, 999_999_999)  # a game's number, as SQLite keeps it
 POINTS = Points(1000)  # T5: an adjustment of at most 100 points either way
 NICK = Token(32)
+NEW_NICK = NickWords(200)  # /nick: what is typed, made one line and cut to a nick's length
 REASON = Rest(200)
 NAME = Rest(100)
 GROUP_CODE = Pattern(r"[Tt][0-9]{1,9}[Rr][0-9]{1,9}[Gg][0-9]{1,9}", 32, upper=True)
@@ -207,7 +224,7 @@ def _parse_form(form: Form, words: list[str]) -> dict[str, Any]:
             rest = " ".join(words[index:])
             if len(rest) > arg.kind.longest:
                 raise BadArguments(rest)
-            values[arg.name] = rest
+            values[arg.name] = arg.kind.finish(rest)
             return values
         values[arg.name] = arg.kind.parse(words[index], values)
     if len(words) > len(form):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from aiogram import Bot, Router
-from aiogram.filters import Command, Filter
+from aiogram.filters import Command, CommandObject, Filter
 from aiogram.types import CallbackQuery, Message
 
 from bot.callbacks import PanelCb, SanctionCb, SignCb
@@ -27,10 +27,14 @@ from bot.tournament.record import tournament_penalty
 from bot.tournaments import TournamentService
 from handlers.args import SEAT, SECONDS, USERNAME, Arg, Word, takes
 from handlers.filters import IN_GROUP
+from handlers.lobby import admin_takes_over, kick
 from storage.games import GameStatus
+from storage.nicks import profile_name
 from storage.tournaments import TournamentStatus
 
-HOST_COMMANDS = ("begin", "pause", "resume", "skip", "extend", "warn", "remove", "stop", "host")
+HOST_COMMANDS = (
+    *("begin", "pause", "resume", "skip", "extend", "warn", "remove", "stop", "host", "kick"),
+)
 
 
 class IsHost(Filter):
@@ -198,7 +202,7 @@ async def hand_over(
     if message.reply_to_message is not None and message.reply_to_message.from_user is not None:
         who = message.reply_to_message.from_user
         if not who.is_bot:
-            target_id, target_name = who.id, who.first_name
+            target_id, target_name = who.id, profile_name(who.first_name, who.last_name)
     elif username is not None:
         user = await service.repos.users.by_username(username[1:])
         if user is not None:
@@ -219,7 +223,17 @@ async def hand_over(
             await service.show_panel(handed, state)
 
 
-async def refuse(message: Message, service: GameService, lang: str) -> None:
+async def refuse(
+    message: Message, bot: Bot, service: GameService, lang: str, command: CommandObject
+) -> None:
+    # Issue 25: a chat's administrator takes over a lobby someone else left open.
+    taken = await admin_takes_over(message, bot, service, lang)
+    if taken is not None:
+        if command.command == "stop":
+            await stop(message, service, lang, taken)
+        elif command.command == "begin":
+            await begin(message, bot, service, lang, taken)
+        return
     game = await service.active_game(message.chat.id)
     await message.answer(service.t(lang, "host.only_host" if game else "host.no_game"))
 
@@ -398,6 +412,7 @@ def host_router() -> Router:
     router.message.register(remove, Command("remove"))
     router.message.register(warn, Command("warn"))
     router.message.register(hand_over, Command("host"))
+    router.message.register(kick, Command("kick"))
     return router
 
 

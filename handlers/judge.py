@@ -37,6 +37,7 @@ from handlers.args import (
     GAME,
     GROUP_CODE,
     NAME,
+    NEW_NICK,
     NICK_AND_MORE,
     POINTS,
     REASON,
@@ -119,20 +120,25 @@ async def register(
     )
 
 
+@takes("tournament.nick_usage", Arg("new", NEW_NICK))
 async def nick(
     message: Message,
     command: CommandObject,
     service: GameService,
     tournaments: TournamentService,
     lang: str,
+    new: str,
 ) -> None:
+    """`/nick NEW`: one line of printable text; what was taken out is shown (issue 25)."""
     assert message.from_user is not None
     try:
-        await tournaments.set_nick(message.from_user.id, command.args or "")
+        await tournaments.set_nick(message.from_user.id, new)
     except TournamentError as error:
         await _refuse(message, service, lang, error)
         return
-    await message.answer(service.t(lang, "tournament.nick_set", nick=escape(command.args or "")))
+    typed = (command.args or "").strip()
+    key = "tournament.nick_set" if typed == new else "tournament.nick_cleaned"
+    await message.answer(service.t(lang, key, nick=escape(new)))
 
 
 @takes(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from typing import Any
 
 from aiogram import Bot, Router
 from aiogram.exceptions import TelegramBadRequest
@@ -14,6 +15,7 @@ from aiogram.types import (
     ChatMemberOwner,
     ChatMemberRestricted,
     Message,
+    User,
 )
 
 from bot.callbacks import PresenceCb
@@ -22,9 +24,11 @@ from bot.render import Button
 from bot.sender import markup
 from bot.service import GameService, JoinOutcome
 from bot.tournaments import TournamentService
+from handlers.args import SEAT, Arg, takes
 from handlers.filters import IN_GROUP
 from storage.errors import ActiveGameExistsError
 from storage.games import Game, GameStatus
+from storage.nicks import profile_name
 
 # PRODUCT: the bot needs these rights to run a game in a group.
 REQUIRED_RIGHTS = (
@@ -151,13 +155,73 @@ async def newgame(
         else:
             game = await service.open_lobby(message.chat.id, message.from_user.id)
     except ActiveGameExistsError:
-        await message.answer(service.t(lang, "lobby.exists"))
+        if await admin_takes_over(message, bot, service, lang) is None:
+            await message.answer(service.t(lang, "lobby.exists"))
         return
     text, button = await lobby_view(service, game, bot)
     sent = await bot.send_message(message.chat.id, text, reply_markup=markup(((button,),)))
     await service.repos.games.set_lobby_message(
         game.game_id, sent.message_id, now=service.clock.now()
     )
+
+
+async def is_admin(bot: Bot, chat_id: int, user_id: int) -> bool:
+    """Whether Telegram says, now, that the user administers the chat (getChatMember)."""
+    try:
+        member = await bot.get_chat_member(chat_id, user_id)
+    except TelegramBadRequest:
+        return False
+    return isinstance(member, ChatMemberOwner | ChatMemberAdministrator)
+
+
+async def admin_takes_over(
+    message: Message, bot: Bot, service: GameService, lang: str
+) -> Game | None:
+    """A chat's administrator sent a Host's command (or /newgame) in a casual lobby that
+    someone else opened: they become its Host, and the group is told (issue 25: any
+    member's lobby left open must not lock the chat). None if not so: the sender is
+    not an administrator as Telegram says now, or there is no such lobby."""
+    user = message.from_user
+    if user is None or user.is_bot or message.sender_chat is not None:
+        return None  # an anonymous administrator is no person to make the Host
+    game = await service.active_game(message.chat.id)
+    if (
+        game is None
+        or game.status is not GameStatus.LOBBY
+        or game.tournament_id is not None
+        or game.host_user_id == user.id
+        or not await is_admin(bot, message.chat.id, user.id)
+    ):
+        return None
+    taken = await service.take_over(game, user.id)
+    if taken is None:
+        return None
+    admin = f'<a href="tg://user?id={user.id}">{escape(_name(user))}</a>'
+    await message.answer(service.t(lang, "lobby.taken_over", game=game.game_id, admin=admin))
+    await refresh_lobby(service, taken, bot)
+    return taken
+
+
+@takes("lobby.kick_usage", Arg("number", SEAT))
+async def kick(
+    message: Message, bot: Bot, service: GameService, lang: str, game: Any, number: int
+) -> None:
+    """The Host's /kick N: the lobby's N-th player is out (one who never pressed Start
+    and holds /begin up, say)."""
+    if game.status is not GameStatus.LOBBY:
+        await message.answer(service.t(lang, "host.already_running"))
+        return
+    out = await service.kick(game, number)
+    if out is None:
+        await message.answer(service.t(lang, "lobby.kick_usage"))
+        return
+    await message.answer(service.t(lang, "lobby.kicked", number=number, nick=escape(out.nick)))
+    await refresh_lobby(service, game, bot)
+
+
+def _name(user: User) -> str:
+    """A casual player's nick: their Telegram profile's name, made safe (storage.nicks)."""
+    return profile_name(user.first_name, user.last_name, user.username, fallback=str(user.id))
 
 
 async def is_member(bot: Bot, chat_id: int, user_id: int) -> bool:
@@ -204,7 +268,7 @@ async def join_from_private(message: Message, token: str, service: GameService, 
         title = escape(chat.title or "") if chat else ""
         await message.answer(service.t(lang, "lobby.not_member", title=title))
         return
-    outcome = await service.join(game, message.from_user.id, message.from_user.first_name)
+    outcome = await service.join(game, message.from_user.id, _name(message.from_user))
     await answer_seating(message, service, lang, game, outcome)
     if outcome.joined:
         await refresh_lobby(service, game, message.bot)  # the player hears first
@@ -221,7 +285,7 @@ async def join_in_group(message: Message, bot: Bot, service: GameService, lang: 
         # An anonymous admin or a channel speaks as a bot: no person to seat.
         await message.answer(service.t(lang, "lobby.cannot_join"))
         return
-    outcome = await service.join(game, message.from_user.id, message.from_user.first_name)
+    outcome = await service.join(game, message.from_user.id, _name(message.from_user))
     if outcome.joined:
         await refresh_lobby(service, game, bot)
     else:  # why not, said plainly: full, already in, off the roster, seated elsewhere
@@ -258,7 +322,7 @@ async def present(
             for p in await service.repos.tournaments.players(group.tournament_id)
             if p.user_id == query.from_user.id
         ),
-        query.from_user.first_name,
+        _name(query.from_user),
     )
     outcome = await service.join(game, query.from_user.id, nick)
     if outcome.joined:

@@ -13,7 +13,7 @@ import aiosqlite
 
 from storage.db import Database
 from storage.errors import AlreadyRegisteredError, NickTakenError, NotFoundError
-from storage.nicks import nick_key
+from storage.nicks import looks_like, nick_key
 
 
 class TournamentStatus(StrEnum):
@@ -243,10 +243,12 @@ class TournamentRepository:
     async def _check_nick_free(
         self, tournament_id: int, nick: str, *, except_user_id: int | None = None
     ) -> None:
-        row = await self._db.fetch_one(
-            "SELECT 1 FROM tournament_players WHERE tournament_id = ? AND nick_key = ? "
-            "AND user_id IS NOT ?",
-            (tournament_id, nick_key(nick), except_user_id),
+        # Compared here, not by the stored key alone: a nick that renders like another
+        # one ("Аnna" with a Cyrillic А) is taken too.
+        rows = await self._db.fetch_all(
+            "SELECT nick FROM tournament_players WHERE tournament_id = ? AND user_id IS NOT ?",
+            (tournament_id, except_user_id),
         )
-        if row is not None:
+        key, shape = nick_key(nick), looks_like(nick)
+        if any(nick_key(r["nick"]) == key or looks_like(r["nick"]) == shape for r in rows):
             raise NickTakenError(tournament_id, nick)

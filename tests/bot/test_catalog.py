@@ -163,6 +163,8 @@ def samples(lang: str, nick: str, html: bool = True) -> dict[str, object]:
         "games": 123,
         "url": "https://mafia.example.org/live/" + "x" * 24,
         "wins": 77,
+        "minutes": 1440,
+        "admin": f'<a href="tg://user?id=1001">{escape_(nick)}</a>',
         "note": T(lang, "over.left_vote"),
         "event": T(lang, "sheet.event", tournament=escape_(nick), tour=3, table="B"),
         "start": "12.03.2026 19:00",

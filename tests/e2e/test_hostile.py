@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import logging
 import random
@@ -128,10 +129,11 @@ class Referee:
             self.see(state.game_id, state, events, new_state, now)
             return new_state, events
 
-        def watched_start(game_id: int, *args: Any) -> Any:
-            state, events = start_game(game_id, *args)
+        def watched_start(game_id: int, *args: Any, **kwargs: Any) -> Any:
+            state, events = start_game(game_id, *args, **kwargs)
             self.watchers.pop(game_id, None)
-            self.see(game_id, initial_state(events[0]), events[1:], state, args[-1])
+            now = inspect.signature(start_game).bind(game_id, *args, **kwargs).arguments["now"]
+            self.see(game_id, initial_state(events[0]), events[1:], state, now)
             return state, events
 
         monkeypatch.setattr(engine, "apply", watched_apply)
@@ -753,7 +755,7 @@ CASES = [
     Case("player", "private", "/start reg_" + "9" * 30, "This registration link is not valid"),
     Case("player", "private", "/start reg_1", "This registration link is out of date"),
     Case("player", "private", "/nosuchcommand", "Write to me at night"),
-    Case("stranger", "private", "/status", "No game in this chat."),
+    Case("stranger", "private", "/status", "You are not playing or hosting a game now."),
     Case("stranger", "private", "/sheet ²", "Usage: /sheet"),
     Case("player", "other", "/pause", "There is no game running in this chat."),
     Case("player", "other", "/pass", "There is no game running in this chat."),
@@ -915,7 +917,8 @@ async def test_nicks_made_of_markup_are_shown_as_written() -> None:
         state = table.state
         assert state is not None
         seating = next(m for m in table.group.messages() if "seating" in m.content).content
-        for nick in HOSTILE_NICKS:
+        for typed in HOSTILE_NICKS:
+            nick = typed.replace("\u202e", "")  # issue 25: a bidi override is taken out
             seat = next(s for s, st in state.seats.items() if st.nick == nick)
             assert nick in lobby and f"{seat} · {nick}" in seating
         bold = next(s for s, st in state.seats.items() if st.nick == "<b>x</b>")
