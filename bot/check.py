@@ -191,6 +191,9 @@ async def _telegram(config: Config, out: TextIO) -> bool:
     bot = Bot(config.bot.token.get_secret_value(), session=session)
     try:
         me = await asyncio.wait_for(bot.get_me(), GET_ME_TIMEOUT)
+        hook = None
+        if config.bot.mode != "webhook":
+            hook = await asyncio.wait_for(bot.get_webhook_info(), GET_ME_TIMEOUT)
     except TelegramUnauthorizedError:
         print(
             "✗ Telegram refuses the token (Unauthorized): it was mistyped or revoked. "
@@ -214,6 +217,13 @@ async def _telegram(config: Config, out: TextIO) -> bool:
     finally:
         await bot.session.close()
     print(f"✓ Telegram: the bot is @{me.username} (id {me.id})", file=out)
+    if hook is not None and hook.url:
+        # Telegram refuses getUpdates while a webhook is set; `run` deletes it first.
+        print(
+            f"· a webhook is still set ({hook.url}) while [bot] mode is polling: "
+            "`python -m bot run` deletes it at start (its pending updates are kept)",
+            file=out,
+        )
     if not me.can_join_groups:
         print(
             "✗ the bot cannot be added to groups: @BotFather, /mybots → Bot Settings → "

@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import aiohttp
 import pytest
 
 from bot.__main__ import main
@@ -54,6 +55,28 @@ async def test_a_ready_bot_passes_every_check(tmp_path: Path) -> None:
     assert "privacy mode is on" in said  # the sandbox's bot, like a new one, has it on
     assert sandbox.token not in said and "sandbox-token" not in said
     assert stat.S_IMODE((tmp_path / "mafia.sqlite3").stat().st_mode) == 0o600
+
+
+async def test_a_webhook_left_set_in_polling_mode_is_reported(tmp_path: Path) -> None:
+    """Issue 23: while a webhook is set Telegram refuses getUpdates; check says so (and
+    that `run` deletes it at start) instead of "all is well"."""
+    async with Sandbox() as sandbox:
+        sandbox.world.updates.set_webhook(None)
+        config = write_config(
+            tmp_path, f'token = "{sandbox.token}"\napi_server = "{sandbox.base_url}"'
+        )
+        status, said = await run_check(config)
+        assert "webhook is still set" not in said
+        async with aiohttp.ClientSession() as client:
+            answer = await client.post(
+                f"{sandbox.base_url}/bot{sandbox.token}/setWebhook",
+                data={"url": "https://mafia.example.org/telegram/updates"},
+            )
+            assert (await answer.json())["ok"]
+        status, said = await run_check(config)
+    assert status == 0, said
+    assert "a webhook is still set (https://mafia.example.org/telegram/updates)" in said
+    assert "deletes it at start" in said
 
 
 async def test_a_revoked_token_is_named_without_a_traceback(tmp_path: Path) -> None:
