@@ -60,6 +60,9 @@ class Texts:
         template = catalog.get(key) or self.catalogs[self.default][key]
         return template.format(**values) if values else template
 
+    def has(self, lang: str, key: str) -> bool:
+        return key in (self.catalogs.get(lang) or self.catalogs[self.default])
+
     def count(self, lang: str, key: str, n: int) -> str:
         """`n` with the word's form for it: "1 голос", "2 голоса", "5 голосов".
 

@@ -414,6 +414,10 @@ class Limiter(BaseRequestMiddleware):
             self._leave(ticket, admitted=True)
             if key in self._lanes:
                 heapq.heappush(heads, (self._lanes[key][0].rank, key))
+        if not self._lanes:  # nobody waits: no wake is needed
+            for _, task in self._alarms.values():
+                task.cancel()
+            self._alarms.clear()
         for lazy, when in wake.items():
             self._arm(when, lazy)
 

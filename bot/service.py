@@ -28,7 +28,7 @@ from bot.i18n import Texts, escape
 from bot.logs import about_game
 from bot.lru import LRU
 from bot.panel import HostPanels
-from bot.render import Audience, Outgoing, Post, named, render
+from bot.render import Audience, Keyboard, Outgoing, Post, named, render
 from bot.rules import engine
 from bot.rules.actions import (
     Action,
@@ -899,16 +899,21 @@ class GameService:
         """A fault the Host must act on (`tell_host`), in the words of `key`."""
         await self.tell_host(about, lambda lang: self.t(lang, key, **values))
 
-    async def tell_host(self, about: Game, text: Callable[[str], str]) -> None:
-        """What the Host must hear, in their language (`text(lang)`): to them in private,
-        or in the group if they never opened a chat with the bot (or blocked it)."""
+    async def tell_host(
+        self,
+        about: Game,
+        text: Callable[[str], str],
+        private_keyboard: Keyboard | None = None,
+    ) -> None:
+        """What the Host must hear, in their language (`text(lang)`): to them in private
+        (with `private_keyboard`, buttons only the Host may press), or in the group if
+        they never opened a chat with the bot (or blocked it)."""
         try:
             failed = True
             if await self.reachable(about.host_user_id):
                 lang = await self.user_lang(about.host_user_id)
-                delivery = await self.sender.deliver(
-                    about.game_id, [Post(about.host_user_id, text(lang), essential=True)]
-                )
+                post = Post(about.host_user_id, text(lang), private_keyboard, essential=True)
+                delivery = await self.sender.deliver(about.game_id, [post])
                 failed = bool(delivery.failed)
             if failed:
                 lang = await self.chat_lang(about.chat_id)

@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from html import escape
 from typing import Any, cast
 
 from aiogram import BaseMiddleware, Bot, Router
@@ -41,8 +42,10 @@ from aiogram.types import (
     TelegramObject,
 )
 
+from bot.callbacks import PanelCb
+from bot.i18n import Texts
 from bot.lru import LRU
-from bot.render import named
+from bot.render import Button, named
 from bot.rules.events import Phase
 from bot.rules.state import GameState
 from bot.service import GameService
@@ -131,7 +134,14 @@ async def _silence(
         log.warning("could not delete an out-of-turn message: %s", error)
     night = state.phase in (Phase.ACQUAINTANCE, Phase.NIGHT)
     if night and seat is not None and state.is_alive(seat):
-        # N5: writing in the group at night is "opening eyes" (V3); the Host decides.
+        # N5: writing in the group at night is "opening eyes" (V3); the Host decides, and
+        # needs to see what it was (a `/status` is not "5 is mafia"). A Host with a panel
+        # gets its sanction picker for this seat and V3 under the report.
+        keyboard = None
+        if state.seat_of(game.host_user_id) is None:
+            press = PanelCb(game=game.game_id, step=state.step, do="code", seat=seat, code="V3")
+            lang = await service.user_lang(game.host_user_id)
+            keyboard = ((Button(service.t(lang, "night.eyes_open_sanction"), press.pack()),),)
         await service.tell_host(
             game,
             lambda lang: service.t(
@@ -139,8 +149,33 @@ async def _silence(
                 "night.eyes_open",
                 player=named(state, seat, service.t, lang),
                 game=game.game_id,
+                what=what_was_said(message, service.t, lang),
             ),
+            private_keyboard=keyboard,
         )
+
+
+SAID_AT_MOST = 200  # characters of a deleted message the Host's report quotes
+
+
+def what_was_said(message: Message, t: Texts, lang: str) -> str:
+    """A deleted message as the Host's report shows it: its text or caption, quoted and
+    escaped (cut at SAID_AT_MOST), or the kind of thing it was."""
+    words = message.text if message.text is not None else message.caption
+    content = message.content_type
+    kind = content.value if isinstance(content, ContentType) else str(content)
+    if t.has(lang, f"night.kind.{kind}"):
+        kind_name = t(lang, f"night.kind.{kind}")
+    else:
+        kind_name = t(lang, "night.kind.other")
+    if words is None:
+        return kind_name
+    flat = " ".join(words.split())
+    if len(flat) > SAID_AT_MOST:
+        flat = flat[: SAID_AT_MOST - 1] + "…"
+    if message.text is not None:
+        return t(lang, "night.said.text", text=escape(flat))
+    return t(lang, "night.said.captioned", kind=kind_name, text=escape(flat))
 
 
 # What a message's content is judged by when Telegram resends it as edited: not who sent

@@ -221,6 +221,8 @@ def samples(lang: str, nick: str, html: bool = True) -> dict[str, object]:
         "until": "19:42:30",
         "voters": ", ".join(str(s) for s in seats),
         "votes": 7,
+        "kind": "фото",
+        "what": "«" + escape("5 — мафия. " * 18) + "»",
         "who": escape_(nick),
         "chat": escape(title),
         "done": 2,

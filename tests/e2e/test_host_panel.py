@@ -256,3 +256,29 @@ async def test_a_host_handed_the_game_gets_the_panel(table: Table) -> None:
     pressed = await helper.press(theirs[0], "⏸ Pause")
     await table.settle()
     assert table.state is not None and table.state.paused
+
+
+@pytest.mark.rule("V3")
+async def test_a_night_report_quotes_what_was_written_and_opens_the_sanction(table: Table) -> None:
+    """N5, V3: the Host's report says what the deleted message held (a text quoted, a
+    photo as a photo with its caption), so `/status` is told apart from "5 is mafia"; its
+    button opens the panel's proposal for that seat and V3, which the Host confirms."""
+    state = await table.wait_for(lambda s: s.phase is Phase.ACQUAINTANCE)
+    seat, other = state.living()[2], state.living()[5]
+    reports = len(table.host.inbox())
+    await table.person(seat).send(table.group, "5 is <b>mafia</b>")
+    await table.person(other).send_media(table.group, "photo", caption="look")
+    await table.settle()
+    told = [m for m in table.host.inbox()[reports:] if "wrote in the group at night" in m.content]
+    assert len(told) == 2
+    assert told[0].content.endswith("It held: “5 is <b>mafia</b>”")  # escaped: shown as sent
+    assert told[1].content.endswith("It held: a photo captioned “look”")
+    pressed = await table.host.press(told[0], "Propose a sanction")
+    await table.settle()
+    assert pressed.answer is None or not pressed.answer.show_alert
+    shown = panel(table).content
+    assert table.texts("en", "violation.V3") in shown and "Confirm?" in shown
+    assert str(seat) in shown
+    await press(table, "Confirm")
+    after = table.state
+    assert after is not None and [(s.seat, s.code) for s in after.sanctions] == [(seat, VCode.V3)]
