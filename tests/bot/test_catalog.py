@@ -222,7 +222,6 @@ def samples(lang: str, nick: str, html: bool = True) -> dict[str, object]:
         "voters": ", ".join(str(s) for s in seats),
         "votes": 7,
         "kind": "фото",
-        "what": "«" + escape("5 — мафия. " * 18) + "»",
         "who": escape_(nick),
         "chat": escape(title),
         "done": 2,
