@@ -43,6 +43,7 @@ from handlers.middleware import (
     DecidedOnTelling,
     InChatOrder,
     KnowTheSender,
+    NothingOnBehalfOfAChat,
     OncePerUpdate,
     ThrottleCommands,
 )
@@ -176,6 +177,7 @@ async def build_app(
     # Before anything is stored of it: a flood of commands outside a game is dropped.
     dispatcher.message.outer_middleware(ThrottleCommands())
     dispatcher.message.outer_middleware(KnowTheSender())
+    dispatcher.message.outer_middleware(NothingOnBehalfOfAChat())  # after KnowTheSender: `lang`
     dispatcher.message.outer_middleware(OutOfTurnCommands())  # after KnowTheSender: its `lang`
     dispatcher.callback_query.outer_middleware(KnowTheSender())
     dispatcher.include_routers(*get_routers())

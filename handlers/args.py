@@ -15,8 +15,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from aiogram.enums import ContentType
 from aiogram.filters import CommandObject
-from aiogram.types import Message
+from aiogram.types import Message, User
 
 from bot.rules.settings import KillRule
 from bot.service import GameService
@@ -191,6 +192,41 @@ SETTINGS: Mapping[str, Kind] = {
     # T5: criteria by name, comma-separated, no spaces: wins,head_to_head,lot; or none
     "tie_break": Pattern(r"[a-z_]+(,[a-z_]+)*", 120),
 }
+
+
+# What a person posts as themselves; a reply to anything else (a service message such as
+# a forum topic's first one, which every message of the topic replies to) names nobody.
+POSTED = frozenset(
+    {
+        *(ContentType.TEXT, ContentType.PHOTO, ContentType.VIDEO, ContentType.ANIMATION),
+        *(ContentType.AUDIO, ContentType.DOCUMENT, ContentType.VOICE, ContentType.VIDEO_NOTE),
+        *(ContentType.STICKER, ContentType.STORY, ContentType.DICE, ContentType.POLL),
+        *(ContentType.CONTACT, ContentType.LOCATION, ContentType.VENUE),
+        *(ContentType.LIVE_PHOTO, ContentType.PAID_MEDIA, ContentType.CHECKLIST),
+    }
+)
+SERVICE_ACCOUNT_ID = 777000  # "Telegram": forwards a linked channel's posts to its group
+
+
+def replied_member(message: Message) -> User | None:
+    """The person a command replies to, if it replies to a real message of theirs: not a
+    topic's first message or another service message, not a post Telegram forwarded from
+    a channel, not a message sent on behalf of a chat, not a bot's."""
+    reply = message.reply_to_message
+    if reply is None or reply.from_user is None:
+        return None
+    if message.is_topic_message and reply.message_id == message.message_thread_id:
+        return None  # the topic itself, not a reply
+    who = reply.from_user
+    if (
+        reply.content_type not in POSTED
+        or reply.sender_chat is not None
+        or reply.is_automatic_forward
+        or who.is_bot
+        or who.id == SERVICE_ACCOUNT_ID
+    ):
+        return None
+    return who
 
 
 def fits(kind: Kind, text: str) -> bool:

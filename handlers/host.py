@@ -25,9 +25,9 @@ from bot.sender import markup
 from bot.service import GameService, log_game
 from bot.tournament.record import tournament_penalty
 from bot.tournaments import TournamentService
-from handlers.args import SEAT, SECONDS, USERNAME, Arg, Word, takes
+from handlers.args import SEAT, SECONDS, USERNAME, Arg, Word, replied_member, takes
 from handlers.filters import IN_GROUP
-from handlers.lobby import admin_takes_over, kick
+from handlers.lobby import admin_takes_over, is_member, kick
 from storage.games import GameStatus
 from storage.nicks import profile_name
 from storage.tournaments import TournamentStatus
@@ -194,19 +194,25 @@ def _given(state: GameState, seat: int) -> int:
 
 @takes("host.host_usage", (), (Arg("username", USERNAME),))
 async def hand_over(
-    message: Message, service: GameService, lang: str, game: Any, username: str | None = None
+    message: Message,
+    bot: Bot,
+    service: GameService,
+    lang: str,
+    game: Any,
+    username: str | None = None,
 ) -> None:
     """Hand the game to another member: reply to their message, or name their @username."""
     target_id: int | None = None
     target_name = ""
-    if message.reply_to_message is not None and message.reply_to_message.from_user is not None:
-        who = message.reply_to_message.from_user
-        if not who.is_bot:
-            target_id, target_name = who.id, profile_name(who.first_name, who.last_name)
-    elif username is not None:
+    who = replied_member(message)
+    if username is not None:  # named outright: that is whom the Host means
         user = await service.repos.users.by_username(username[1:])
         if user is not None:
             target_id, target_name = user.user_id, user.first_name
+    elif who is not None:
+        target_id, target_name = who.id, profile_name(who.first_name, who.last_name)
+    if target_id is not None and not await is_member(bot, message.chat.id, target_id):
+        target_id = None  # only a member of the chat, as Telegram says, may run its game
     if target_id is None:
         await message.answer(service.t(lang, "host.host_usage"))
         return

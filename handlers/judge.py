@@ -49,6 +49,7 @@ from handlers.args import (
     Depends,
     Word,
     fits,
+    replied_member,
     takes,
 )
 from handlers.filters import IN_GROUP, IN_PRIVATE
@@ -800,7 +801,7 @@ async def expel(
     stays in their group.
     """
     assert message.from_user is not None
-    target = message.reply_to_message.from_user if message.reply_to_message else None
+    target = replied_member(message)
     game = await service.active_game(message.chat.id)
     if game is None or game.tournament_id is None:
         await message.answer(service.t(lang, "expel.tournament_only"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 from collections.abc import Awaitable, Callable
@@ -25,9 +26,13 @@ from bot.sender import counted_by_windows
 from bot.service import CURRENT_UPDATE, GameService
 from bot.throttle import REMEMBERED, RIGHTS_KEPT, CommandBudgets
 from bot.updates import CURRENT_TURN, ChatOrder
+from handlers.args import SERVICE_ACCOUNT_ID
 from storage.chats import ChatType
 
 log = logging.getLogger(__name__)
+
+# A chat flooding commands on behalf of itself hears the refusal once in this many seconds.
+REFUSED_EVERY = 10.0
 
 
 class KnowTheSender(BaseMiddleware):
@@ -47,7 +52,7 @@ class KnowTheSender(BaseMiddleware):
             chat = event.message.chat
         else:
             chat = None
-        if user is not None and not user.is_bot:
+        if user is not None and not user.is_bot and not on_behalf_of_a_chat(event):
             await service.saw_user(user.id, user.first_name, user.username)
         if chat is not None:
             await service.saw_chat(chat.id, ChatType(chat.type), chat.title)
@@ -58,6 +63,62 @@ class KnowTheSender(BaseMiddleware):
         else:
             data["lang"] = service.t.default
         return await handler(event, data)
+
+
+def on_behalf_of_a_chat(event: TelegramObject) -> bool:
+    """A message sent as a chat (an anonymous administrator, a channel, a channel's post
+    Telegram forwarded): its `from` is a stand-in that names nobody (Bot API)."""
+    if not isinstance(event, Message):
+        return False
+    user = event.from_user
+    return (
+        event.sender_chat is not None
+        or bool(event.is_automatic_forward)
+        or (user is not None and user.id == SERVICE_ACCOUNT_ID)
+    )
+
+
+class NothingOnBehalfOfAChat(BaseMiddleware):
+    """A command sent on behalf of a chat does nothing: nobody can be told apart behind
+    it, so it neither opens, runs nor stops a game. The sender is asked to post as
+    themselves (once in REFUSED_EVERY seconds a chat); during a game the command goes, as anything
+    said out of turn does (D10). A channel's post forwarded by Telegram is nobody's
+    request: it is not answered."""
+
+    def __init__(self) -> None:
+        self._answered: LRU[int, float] = LRU(REMEMBERED)
+
+    async def __call__(
+        self,
+        handler: Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]],
+        event: TelegramObject,
+        data: dict[str, Any],
+    ) -> Any:
+        if not isinstance(event, Message) or not on_behalf_of_a_chat(event):
+            return await handler(event, data)
+        said = event.text or event.caption or ""
+        if event.chat.type == "private" or not said.startswith("/"):
+            return await handler(event, data)  # speech: the guard's, as anyone's
+        service: GameService = data["service"]
+        bot: Bot = data["bot"]
+        if await service.running_in_chat(event.chat.id) is not None:
+            try:
+                await bot.delete_message(event.chat.id, event.message_id)
+            except TelegramBadRequest as error:
+                log.warning("could not delete a command sent on behalf of a chat: %s", error)
+        if event.is_automatic_forward:
+            return None
+        now = service.clock.now()
+        last = self._answered.get(event.chat.id)
+        if last is not None and now - last < REFUSED_EVERY:
+            return None
+        self._answered[event.chat.id] = now
+        thread = event.message_thread_id if event.is_topic_message else None
+        with contextlib.suppress(TelegramBadRequest, TelegramForbiddenError):
+            await bot.send_message(
+                event.chat.id, service.t(data["lang"], "common.on_behalf"), message_thread_id=thread
+            )
+        return None
 
 
 def chat_of(update: Update) -> int | None:

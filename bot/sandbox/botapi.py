@@ -242,10 +242,32 @@ class BotApi:
             raise ApiError.bad_request("message to be replied not found")
         return message
 
-    def _unsupported_placement(self, params: Params) -> None:
-        """Forum topics and business connections do not exist in the sandbox."""
-        if "message_thread_id" in params:
+    def _thread(self, params: Params, chat: Chat) -> int | None:
+        """The forum topic a new message goes to: one that exists in a forum, or none."""
+        self._unsupported_placement(params)
+        thread = params.get("message_thread_id")
+        if thread is None:
+            return None
+        if not isinstance(chat, Group) or not chat.is_forum or thread not in chat.topics:
+            # A private chat has no topics, a plain supergroup only reply threads; Telegram
+            # answers the same for a topic that was never opened.
             raise ApiError.bad_request("message thread not found")
+        return int(thread)
+
+    def _placed(
+        self, params: Params, chat: Chat
+    ) -> tuple[int | None, SimMessage | None]:
+        """Where a new message goes: its topic, and what it replies to (in a topic, the
+        topic's first message unless it replies to another, as Telegram shows it)."""
+        thread = self._thread(params, chat)
+        reply = self._reply_target(params, chat)
+        if thread is not None and reply is None:
+            assert isinstance(chat, Group)
+            reply = chat.topics[thread]
+        return thread, reply
+
+    def _unsupported_placement(self, params: Params) -> None:
+        """Business connections and channels' direct messages do not exist in the sandbox."""
         if "business_connection_id" in params:
             raise ApiError.bad_request("business connection not found")
         if "direct_messages_topic_id" in params:
@@ -304,7 +326,7 @@ class BotApi:
 
     def send_message(self, params: Params) -> Any:
         chat = self._present(self._chat(params["chat_id"]))
-        self._unsupported_placement(params)
+        thread, reply_to = self._placed(params, chat)
         text = self._format(params, "text", "entities", caption=False)
         inline, keyboard = self._markups(params, chat)
         message = self.world.post(
@@ -315,14 +337,15 @@ class BotApi:
             reply_markup=inline,
             reply_keyboard=keyboard,
             protect_content=bool(params.get("protect_content")),
-            reply_to=self._reply_target(params, chat),
+            reply_to=reply_to,
+            thread_id=thread,
         )
         return message.to_api()
 
     def _media_sender(self, kind: str) -> Callable[[Params], Any]:
         def send(params: Params) -> Any:
             chat = self._present(self._chat(params["chat_id"]))
-            self._unsupported_placement(params)
+            thread, reply_to = self._placed(params, chat)
             stored = self._input_file(params[kind], kind)
             caption = self._format(params, "caption", "caption_entities", caption=True)
             inline, keyboard = self._markups(params, chat)
@@ -340,7 +363,8 @@ class BotApi:
                 reply_markup=inline,
                 reply_keyboard=keyboard,
                 protect_content=bool(params.get("protect_content")),
-                reply_to=self._reply_target(params, chat),
+                reply_to=reply_to,
+                thread_id=thread,
             )
             return message.to_api()
 
@@ -359,11 +383,12 @@ class BotApi:
 
     def forward_message(self, params: Params) -> Any:
         chat = self._present(self._chat(params["chat_id"]))
-        self._unsupported_placement(params)
+        thread = self._thread(params, chat)
         original = self._source_message(params, "forward", "forwarded")
         message = self.world.post(
             chat,
             self.world.bot,
+            thread_id=thread,
             protect_content=bool(params.get("protect_content")),
             **original.forwarded_content(),
         )
@@ -371,7 +396,7 @@ class BotApi:
 
     def copy_message(self, params: Params) -> Any:
         chat = self._present(self._chat(params["chat_id"]))
-        self._unsupported_placement(params)
+        thread, reply_to = self._placed(params, chat)
         original = self._source_message(params, "copy", "copied")
         content = original.copied_content()
         if original.text is None and "caption" in params:
@@ -384,14 +409,14 @@ class BotApi:
             reply_markup=inline,
             reply_keyboard=keyboard,
             protect_content=bool(params.get("protect_content")),
-            reply_to=self._reply_target(params, chat),
+            reply_to=reply_to,
+            thread_id=thread,
             **content,
         )
         return {"message_id": message.message_id}
 
     def send_chat_action(self, params: Params) -> Any:
-        self._present(self._chat(params["chat_id"]))
-        self._unsupported_placement(params)
+        self._thread(params, self._present(self._chat(params["chat_id"])))
         if params["action"] not in _CHAT_ACTIONS:
             raise ApiError.bad_request("wrong parameter action in request")
         return True

@@ -21,7 +21,11 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 from bot.sandbox.errors import SimulationError
 from bot.sandbox.formatting import FormattedText
 from bot.sandbox.world import (
+    ANONYMOUS_ADMIN_ID,
+    CHANNEL_BOT_ID,
     MEDIA_KINDS,
+    SERVICE_ACCOUNT_ID,
+    TOPIC_ICON_COLOR,
     Account,
     AdminRights,
     Button,
@@ -40,6 +44,12 @@ from bot.sandbox.world import (
 _INVITE = re.compile(r"(?:https?://)?t\.me/(?:\+|joinchat/)([\w-]+)")
 _BOT_LINK = re.compile(r"(?:https?://)?t\.me/(\w+)")
 _START_PAYLOAD = re.compile(r"[A-Za-z0-9_-]{1,64}")
+# Who `from` names in a message sent on behalf of a chat (Bot API: "a fake sender user").
+ANONYMOUS_ADMIN = Account(
+    ANONYMOUS_ADMIN_ID, "Group", username="GroupAnonymousBot", is_bot=True
+)
+CHANNEL_BOT = Account(CHANNEL_BOT_ID, "Channel", username="Channel_Bot", is_bot=True)
+SERVICE_ACCOUNT = Account(SERVICE_ACCOUNT_ID, "Telegram")
 
 
 class SimUser(Account):
@@ -99,15 +109,62 @@ class SimUser(Account):
     # -- writing --------------------------------------------------------------------------
 
     async def send(
-        self, chat: Chat, text: str, *, reply_to: SimMessage | None = None
+        self,
+        chat: Chat,
+        text: str,
+        *,
+        reply_to: SimMessage | None = None,
+        topic: int | None = None,
     ) -> SimMessage:
-        """Write `text` in a group or in the private chat with the bot."""
+        """Write `text` in a group or in the private chat with the bot; in a forum, in
+        the topic `topic` (a message_thread_id) or, by default, in General."""
         self._check_can_write(chat)
         if reply_to is not None:
             self._check_sees(reply_to)
             if reply_to.chat is not chat:
                 raise SimulationError("a reply must be in the same chat as the message")
-        return self._post_text(chat, text, reply_to=reply_to)
+        thread, reply_to = _placed(chat, topic, reply_to)
+        return self._post_text(chat, text, reply_to=reply_to, thread=thread)
+
+    async def send_as_group(
+        self, group: Group, text: str, *, topic: int | None = None
+    ) -> SimMessage:
+        """Write as an anonymous administrator: on behalf of the group itself."""
+        self._check_can_write(group)
+        if not group.member(self).is_admin:
+            raise SimulationError(f"{self.first_name} is not an administrator of {group.title}")
+        return self._on_behalf(group, ANONYMOUS_ADMIN, group.to_api(), text, topic)
+
+    async def send_as_channel(
+        self, group: Group, channel: dict[str, Any], text: str, *, topic: int | None = None
+    ) -> SimMessage:
+        """Write on behalf of a channel one owns (`channel` is its Chat object)."""
+        self._check_can_write(group)
+        if channel.get("type") != "channel":
+            raise SimulationError("one can post on behalf of a channel only")
+        return self._on_behalf(group, CHANNEL_BOT, channel, text, topic)
+
+    def _on_behalf(
+        self,
+        group: Group,
+        fake: Account,
+        chat: dict[str, Any],
+        text: str,
+        topic: int | None,
+    ) -> SimMessage:
+        formatted = self._typed(text)
+        thread, reply_to = _placed(group, topic, None)
+        message = self._world.post(
+            group,
+            fake,
+            text=formatted.text,
+            entities=formatted.entities,
+            reply_to=reply_to,
+            sender_chat=chat,
+            thread_id=thread,
+        )
+        self._world.deliver(message)
+        return message
 
     async def send_command(self, chat: Chat, command: str, args: str = "") -> SimMessage:
         """A command as Telegram's command menu sends it: `/cmd@bot` in a group."""
@@ -380,14 +437,41 @@ class SimUser(Account):
         return FormattedText.plain(text)
 
     def _post_text(
-        self, chat: Chat, text: str, *, reply_to: SimMessage | None = None
+        self,
+        chat: Chat,
+        text: str,
+        *,
+        reply_to: SimMessage | None = None,
+        thread: int | None = None,
     ) -> SimMessage:
         formatted = self._typed(text)
         message = self._world.post(
-            chat, self, text=formatted.text, entities=formatted.entities, reply_to=reply_to
+            chat,
+            self,
+            text=formatted.text,
+            entities=formatted.entities,
+            reply_to=reply_to,
+            thread_id=thread,
         )
         self._world.deliver(message)
         return message
+
+
+def _placed(
+    chat: Chat, topic: int | None, reply_to: SimMessage | None
+) -> tuple[int | None, SimMessage | None]:
+    """The topic a new message goes to and what it replies to: in a forum topic, a
+    message that replies to nothing else replies to the topic's first message, as in
+    Telegram (where `reply_to_message` is then the "topic created" service message)."""
+    if topic is None and reply_to is not None:
+        topic = reply_to.thread_id
+    if topic is None:
+        return None, reply_to
+    if not isinstance(chat, Group) or not chat.is_forum or topic not in chat.topics:
+        raise SimulationError(f"no topic {topic} in {chat.title}")
+    if reply_to is not None and reply_to.thread_id != topic:
+        raise SimulationError("a reply in a topic must be to a message of that topic")
+    return topic, reply_to or chat.topics[topic]
 
 
 class SimGroup(Group):
@@ -484,6 +568,47 @@ class SimGroup(Group):
             self._world.service_message(self, actor, new_chat_members=[bot])
         elif old.is_member and not new.is_member:
             self._world.post(self, actor, service={"left_chat_member": bot})
+
+    def make_forum(self) -> None:
+        """The owner turns topics on (only a supergroup can be a forum)."""
+        self.is_forum = True
+
+    def create_topic(self, name: str, *, by: SimUser | None = None) -> int:
+        """A member with the right opens a topic; its message_thread_id is returned."""
+        actor = by or self.owner
+        if not self.is_forum:
+            raise SimulationError(f"{self.title} is not a forum")
+        if not self.member(actor).is_member:
+            raise SimulationError(f"{actor.first_name} is not a member of {self.title}")
+        created = {"name": name, "icon_color": TOPIC_ICON_COLOR}
+        message = self._world.post(self, actor, service={"forum_topic_created": created})
+        message.thread_id = message.message_id
+        self.topics[message.message_id] = message
+        self._world.deliver(message)
+        return message.message_id
+
+    def linked_channel_post(self, channel: dict[str, Any], text: str) -> SimMessage:
+        """A post of the group's linked channel, forwarded by Telegram into the group
+        (its discussion group): from the service account 777000, on behalf of the
+        channel, `is_automatic_forward`."""
+        formatted = FormattedText.plain(text)
+        origin = {
+            "type": "channel",
+            "chat": channel,
+            "message_id": len(self.messages()) + 1,  # the post's own id in the channel
+            "date": self._world.now(),
+        }
+        message = self._world.post(
+            self,
+            SERVICE_ACCOUNT,
+            text=formatted.text,
+            entities=formatted.entities,
+            sender_chat=channel,
+            is_automatic_forward=True,
+            forward_origin=origin,
+        )
+        self._world.deliver(message)
+        return message
 
     def describe(self) -> dict[str, Any]:
         """The group as the control API reports it."""

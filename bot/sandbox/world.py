@@ -31,6 +31,11 @@ _RESTRICTED_RIGHTS = (
     *("can_edit_tag", "can_change_info", "can_invite_users", "can_pin_messages"),
     "can_manage_topics",
 )
+# The fake senders Telegram puts in `from` of a message sent on behalf of a chat.
+ANONYMOUS_ADMIN_ID = 1087968824  # @GroupAnonymousBot: an anonymous administrator
+CHANNEL_BOT_ID = 136817688  # @Channel_Bot: a member posting as a channel
+SERVICE_ACCOUNT_ID = 777000  # "Telegram": a channel's post forwarded to its discussion group
+TOPIC_ICON_COLOR = 7322096  # Telegram's default topic icon colour (0x6FB9F0)
 MEDIA_KINDS = (
     "photo", "document", "voice", "video_note", "sticker", "video", "audio", "animation",
 )  # fmt: skip
@@ -277,10 +282,15 @@ class SimMessage:
     # one Telegram adds next), and the inline bot it was sent through.
     extra: dict[str, Any] = field(default_factory=dict)
     via_bot: Account | None = None
+    # On behalf of a chat (an anonymous administrator, a channel): the chat, as Chat.
+    sender_chat: dict[str, Any] | None = None
+    is_automatic_forward: bool = False
+    thread_id: int | None = None  # the forum topic it was posted in (None: General)
 
     @property
     def from_bot(self) -> bool:
-        return self.sender.is_bot
+        """Sent by a bot, as itself: the fake senders of chats' messages are not bots."""
+        return self.sender.is_bot and self.sender_chat is None
 
     @property
     def content(self) -> str:
@@ -354,6 +364,13 @@ class SimMessage:
             "date": self.date,
             "chat": self.chat.to_api(),
         }
+        if self.thread_id is not None:
+            message["message_thread_id"] = self.thread_id
+            message["is_topic_message"] = True
+        if self.sender_chat is not None:
+            message["sender_chat"] = self.sender_chat
+        if self.is_automatic_forward:
+            message["is_automatic_forward"] = True
         if self.forward_origin is not None:
             message["forward_origin"] = self.forward_origin
         if self.reply_to is not None and with_reply:
@@ -497,6 +514,10 @@ class Group(Chat):
         self.owner = owner
         self.members: dict[int, Membership] = {owner.id: Membership(owner, "creator")}
         self.invite_links: dict[str, InviteLink] = {}
+        # A forum: its topics by message_thread_id (the id of the topic's first,
+        # "topic created" service message, which every message in it replies to).
+        self.is_forum = False
+        self.topics: dict[int, SimMessage] = {}
 
     @property
     def title(self) -> str:
@@ -513,6 +534,8 @@ class Group(Chat):
         chat: dict[str, Any] = {"id": self.id, "type": "supergroup", "title": self._title}
         if self.username:
             chat["username"] = self.username
+        if self.is_forum:
+            chat["is_forum"] = True
         return chat
 
 
