@@ -29,6 +29,7 @@ from bot.service import GameService
 from bot.settings_view import change_lines
 from bot.sheet_view import sheet_html, sheet_message
 from bot.tournament.groups import Split, split
+from bot.tournament.natural import natural_key
 from bot.tournament.protocol_sheet import (
     Correction,
     ProtocolSheet,
@@ -155,11 +156,14 @@ class TournamentService:
         if found is not None:
             return found
         key = nick_key(nick)
-        candidates = [
-            p.nick
-            for p in await self.repos.tournaments.players(tournament_id)
-            if key and key in nick_key(p.nick)
-        ]
+        candidates = sorted(
+            (
+                p.nick
+                for p in await self.repos.tournaments.players(tournament_id)
+                if key and key in nick_key(p.nick)
+            ),
+            key=natural_key,
+        )
         if candidates:
             raise TournamentError(
                 "nick.candidates",

@@ -29,6 +29,7 @@ from aiohttp import web
 from bot.i18n import LANGUAGES, Texts
 from bot.rules.sanctions import Penalty
 from bot.service import GameService
+from bot.tournament.natural import natural_key
 from bot.tournament.scoring import format_tenths
 from bot.tournament.standings import StandingsRow
 from bot.tournaments import TournamentService
@@ -202,7 +203,7 @@ class TournamentPages:
         t = self.texts
         view: dict[str, Any] = {
             "code": group.code,
-            "players": [nicks.get(u, "") for u in group.players],
+            "players": sorted((nicks.get(u, "") for u in group.players), key=natural_key),
             "game": None,
         }
         game = await self.games.repos.games.get(group.game_id) if group.game_id else None
@@ -215,7 +216,7 @@ class TournamentPages:
                 "phase": t(lang, "web.lobby"),
                 "seats": [
                     {"seat": None, "nick": nicks.get(u, ""), "in": u in joined, "warnings": 0}
-                    for u in group.players
+                    for u in sorted(group.players, key=lambda u: natural_key(nicks.get(u, "")))
                 ],
             }
             return view

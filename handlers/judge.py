@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Iterable
 
 from aiogram import Bot, F, Router
 from aiogram.exceptions import TelegramBadRequest
@@ -26,6 +27,7 @@ from bot.rules.roles import Role, Side
 from bot.service import GameService
 from bot.settings_view import change_lines, settings_lines
 from bot.sheet_view import points as as_points
+from bot.tournament.natural import natural_key
 from bot.tournament.scoring import format_tenths
 from bot.tournament.standings import StandingsRow, top_three
 from bot.tournament.stats import PlayerStats, Tally
@@ -190,9 +192,7 @@ async def groups(
         if confirm is not None:
             tour, made = await tournaments.confirm(tournament)
             listing = "\n\n".join(
-                f"<b>{g.code}</b> ({len(g.players)}): "
-                + ", ".join(escape(nicks.get(u, str(u))) for u in g.players)
-                for g in made
+                f"<b>{g.code}</b> ({len(g.players)}): " + _listed(nicks, g.players) for g in made
             )
             await message.answer(service.t(lang, "groups.confirmed", tour=tour, groups=listing))
             return
@@ -201,10 +201,9 @@ async def groups(
         await _refuse(message, service, lang, error)
         return
     listing = "\n\n".join(
-        f"<b>{i}</b> ({len(g)}): " + ", ".join(escape(nicks.get(u, str(u))) for u in g)
-        for i, g in enumerate(proposal.groups, 1)
+        f"<b>{i}</b> ({len(g)}): " + _listed(nicks, g) for i, g in enumerate(proposal.groups, 1)
     )
-    reserves = ", ".join(escape(nicks.get(u, str(u))) for u in proposal.reserves) or "—"
+    reserves = _listed(nicks, proposal.reserves) or "—"
     key = "groups.proposal" if proposal.legal else "groups.impossible"
     await message.answer(
         service.t(
@@ -217,6 +216,13 @@ async def groups(
             count=len(proposal.groups) and sum(proposal.sizes),
             total=sum(proposal.sizes) + len(proposal.reserves),
         )
+    )
+
+
+def _listed(nicks: dict[int, str], players: Iterable[int]) -> str:
+    """Players' nicks in the order people read them ("Анна 16" before "Анна 112")."""
+    return ", ".join(
+        escape(n) for n in sorted((nicks.get(u, str(u)) for u in players), key=natural_key)
     )
 
 

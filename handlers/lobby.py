@@ -21,6 +21,7 @@ from bot.i18n import clip, escape
 from bot.render import Button
 from bot.sender import markup
 from bot.service import GameService, JoinOutcome
+from bot.tournament.natural import natural_key
 from bot.tournaments import TournamentService
 from handlers.filters import IN_GROUP
 from storage.errors import ActiveGameExistsError
@@ -60,7 +61,7 @@ async def lobby_view(service: GameService, game: Game, bot: Bot) -> tuple[str, B
         }
         roster = "\n".join(
             f"{'✅' if u in present else '⏳'} {escape(nicks.get(u, str(u)))}"
-            for u in group.players
+            for u in sorted(group.players, key=lambda u: natural_key(nicks.get(u, str(u))))
         )
         text = service.t(
             lang,
