@@ -171,6 +171,7 @@ class TournamentPages:
         t = self.texts
         tid = tournament.tournament_id
         rows = await self._visible_standings(tournament)
+        why = await self.tournaments.out_players(tid) if rows else {}
         nicks = await self.tournaments.nicks(tid)
         tours: dict[int, list[dict[str, Any]]] = {}
         for group in await self.games.repos.tours.groups(tid):
@@ -186,6 +187,10 @@ class TournamentPages:
                     "points": format_tenths(r.total_tenths),
                     "games": r.games,
                     "wins": r.wins,
+                    # Why an unplaced player is out (RULES V, T5); None for the placed.
+                    "out": t(lang, f"out.why_{why[r.user_id]}")
+                    if r.place is None and r.user_id in why
+                    else None,
                 }
                 for r in rows
             ],

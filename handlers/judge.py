@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from aiogram import Bot, F, Router
-from aiogram.exceptions import TelegramBadRequest
+from aiogram.exceptions import TelegramAPIError, TelegramBadRequest
 from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import (
     BufferedInputFile,
@@ -296,9 +296,16 @@ def _who(row: StandingsRow, lang: str, me: int | None) -> str:
     return name + (f" [{notes}]" if notes else "")
 
 
-def _table(service: GameService, lang: str, rows: list[StandingsRow], me: int | None = None) -> str:
+def _table(
+    service: GameService,
+    lang: str,
+    rows: list[StandingsRow],
+    me: int | None = None,
+    why: Mapping[int, str] | None = None,
+) -> str:
     """The standings, shared places as one line ("1–4. Вера, Дина — 2,2"); `me`'s line is
-    marked and their nick in bold (a player's own /standings)."""
+    marked and their nick in bold (a player's own /standings). Who is out says why
+    (`why`: `TournamentService.out_players`)."""
     lines = []
     for group in _places(rows):
         names = _names([_who(r, lang, me) for r in group])
@@ -308,7 +315,9 @@ def _table(service: GameService, lang: str, rows: list[StandingsRow], me: int | 
     out = service.t(lang, "standings.out")
     for row in rows:
         if row.place is None:
-            line = f"{out}. {_who(row, lang, me)} — {as_points(lang, row.total_tenths)}"
+            reason = (why or {}).get(row.user_id)
+            label = f"{out}: {service.t(lang, f'out.why_{reason}')}" if reason else out
+            line = f"{label}. {_who(row, lang, me)} — {as_points(lang, row.total_tenths)}"
             lines.append(f"👉 {line}" if row.user_id == me else line)
     return "\n".join(lines) or "—"
 
@@ -374,7 +383,7 @@ async def standings(
             await message.answer(service.t(lang, "standings.hidden", name=escape(mine.name)))
             return
         rows = await tournaments.standings(mine)
-        table = _table(service, lang, rows, me)
+        table = _table(service, lang, rows, me, await tournaments.out_players(mine.tournament_id))
         link, keyboard = page_button(service, lang, pages, mine)
         await message.answer(
             service.t(lang, "standings.text", name=escape(mine.name), table=table) + link,
@@ -382,10 +391,14 @@ async def standings(
         )
         return
     rows = await tournaments.standings(tournament)
+    why = await tournaments.out_players(tournament.tournament_id)
     link, keyboard = page_button(service, lang, pages, tournament)
     await message.answer(
         service.t(
-            lang, "standings.text", name=escape(tournament.name), table=_table(service, lang, rows)
+            lang,
+            "standings.text",
+            name=escape(tournament.name),
+            table=_table(service, lang, rows, why=why),
         )
         + link,
         reply_markup=keyboard,
@@ -596,6 +609,7 @@ async def finish(
             await message.answer(service.t(lang, "finish.tied", places="\n".join(shared)))
             return
     rows = await tournaments.finish(tournament)
+    why = await tournaments.out_players(tournament.tournament_id)
 
     posts = []
     for player in await service.repos.tournaments.players(tournament.tournament_id):
@@ -608,7 +622,7 @@ async def finish(
                     "standings.final",
                     name=escape(tournament.name),
                     top=_top(rows),
-                    table=_table(service, plang, rows, player.user_id),
+                    table=_table(service, plang, rows, player.user_id, why),
                 ),
             )
         )
@@ -619,7 +633,7 @@ async def finish(
             "standings.final",
             name=escape(tournament.name),
             top=_top(rows),
-            table=_table(service, lang, rows),
+            table=_table(service, lang, rows, why=why),
         )
     )
 
@@ -739,6 +753,7 @@ async def replace_player(
         if group is None or group.tournament_id != tournament.tournament_id:
             raise TournamentError("bind.unknown", code=escape(code))
         [out, sub], _ = await tournaments.players_by_nicks(tournament.tournament_id, nicks, 2)
+        await tournaments.check_substitute(group, sub)
         if out.user_id not in group.players or sub.user_id in group.players:
             raise TournamentError("replace.usage")
     except TournamentError as error:
@@ -758,6 +773,15 @@ async def replace_player(
     await message.answer(
         service.t(lang, "replace.done", code=group.code, out=escape(out.nick), sub=escape(sub.nick))
     )
+    # Both are told; the substitute gets the table's chat link if it has one (T1).
+    link, title = None, ""
+    if group.chat_id is not None:
+        with contextlib.suppress(TelegramAPIError):  # the bot lost the chat: no link then
+            invite = await bot.create_chat_invite_link(group.chat_id, name=group.code[:32])
+            link = invite.invite_link
+            chat = await service.repos.chats.get(group.chat_id)
+            title = (chat.title or "") if chat else ""
+    await tournaments.tell_replaced(group, out.user_id, sub.user_id, link, title)
 
 
 async def is_chat_admin(bot: Bot, chat_id: int, user_id: int) -> bool:
@@ -812,6 +836,7 @@ async def unban(
 @takes("unregister.usage", Arg("words", NICK_AND_MORE))
 async def unregister(
     message: Message,
+    bot: Bot,
     service: GameService,
     tournaments: TournamentService,
     lang: str,
@@ -823,6 +848,10 @@ async def unregister(
         return
     tournament, player = judged
     deleted = await tournaments.unregister(tournament, player)
+    for group in await service.repos.tours.groups(tournament.tournament_id):
+        game = await service.repos.games.get(group.game_id) if group.game_id else None
+        if game is not None and game.status is GameStatus.LOBBY:
+            await refresh_lobby(service, game, bot)  # its roster may have lost them
     key = "unregister.done" if deleted else "unregister.withdrawn"
     await message.answer(service.t(lang, key, nick=escape(player.nick)))
 

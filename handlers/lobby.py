@@ -242,7 +242,12 @@ async def leave(message: Message, bot: Bot, service: GameService, lang: str) -> 
 
 
 async def present(
-    query: CallbackQuery, callback_data: PresenceCb, bot: Bot, service: GameService, lang: str
+    query: CallbackQuery,
+    callback_data: PresenceCb,
+    bot: Bot,
+    service: GameService,
+    tournaments: TournamentService,
+    lang: str,
 ) -> None:
     """A tournament player confirms presence at their table (the roster is the group's)."""
     game = await service.repos.games.get(callback_data.game)
@@ -252,6 +257,10 @@ async def present(
         return
     if query.from_user.id not in group.players:
         await query.answer(service.t(lang, "lobby.not_on_roster"), show_alert=True)
+        return
+    if query.from_user.id in await tournaments.out_players(group.tournament_id):
+        # Out of the tournament (RULES V, T5): never seated, whatever the roster says.
+        await query.answer(service.t(lang, "lobby.out"), show_alert=True)
         return
     nick = next(
         (

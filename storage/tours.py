@@ -133,6 +133,17 @@ class TourRepository:
                 (json.dumps(players), code),
             )
 
+    async def remove_player(self, code: str, user_id: int) -> None:
+        """The player leaves the group's roster (out of the tournament before it played)."""
+        async with self._db.transaction():  # read and write the roster as one change
+            group = await self.group(code)
+            assert group is not None
+            players = [p for p in group.players if p != user_id]
+            await self._db.execute(
+                "UPDATE tour_groups SET players_json = ? WHERE code = ?",
+                (json.dumps(players), code),
+            )
+
     async def adjust(
         self, tournament_id: int, user_id: int, tenths: int, reason: str, *, now: float
     ) -> None:
