@@ -25,12 +25,14 @@ from bot.render import Button, Post, named
 from bot.rules.codec import to_json
 from bot.rules.errors import BadSettings
 from bot.rules.protocol import entry_from_json, public_entries
+from bot.rules.sanctions import Penalty, disqualifies
 from bot.rules.sheet import SheetRow, sheet
 from bot.rules.state import GameState
 from bot.service import GameService
 from bot.settings_view import change_lines
 from bot.sheet_view import sheet_html, sheet_message
 from bot.tournament.groups import Split, split
+from bot.tournament.natural import natural_key
 from bot.tournament.protocol_sheet import (
     Correction,
     ProtocolSheet,
@@ -38,7 +40,7 @@ from bot.tournament.protocol_sheet import (
     protocol_sheet,
     scheme_change,
 )
-from bot.tournament.record import TournamentOffence, disqualified_users, offences_in_game
+from bot.tournament.record import TournamentOffence, offences_in_game
 from bot.tournament.scoring import Scheme, win_tenths
 from bot.tournament.settings import (
     SettingChange,
@@ -181,11 +183,14 @@ class TournamentService:
         if found is not None:
             return found
         key = nick_key(nick)
-        candidates = [
-            p.nick
-            for p in await self.repos.tournaments.players(tournament_id)
-            if key and key in nick_key(p.nick)
-        ]
+        candidates = sorted(
+            (
+                p.nick
+                for p in await self.repos.tournaments.players(tournament_id)
+                if key and key in nick_key(p.nick)
+            ),
+            key=natural_key,
+        )
         if candidates:
             raise TournamentError(
                 "nick.candidates",
@@ -236,11 +241,15 @@ class TournamentService:
     async def unregister(self, tournament: Tournament, player: TournamentPlayer) -> bool:
         """The Judge's /unregister: True if the registration is gone, False if withdrawn.
 
-        A player who was already seated in a tour keeps their sheets and standings: they
-        are withdrawn (no later tour seats them). Anyone else is simply deleted.
+        First they leave every confirmed group whose game has not begun (a lobby's roster
+        too). A player who was already seated in a tour keeps their sheets and standings:
+        they are withdrawn (listed, not placed, T5; no later tour seats them). Anyone else
+        is simply deleted.
         """
         tid = tournament.tournament_id
-        played = any(player.user_id in g.players for g in await self.repos.tours.groups(tid))
+        async with self.repos.database.transaction():
+            await self._leave_unplayed_groups(tid, player.user_id)
+            played = any(player.user_id in g.players for g in await self.repos.tours.groups(tid))
         if played:
             await self.repos.tournaments.set_player_status(
                 tid, player.user_id, PlayerStatus.WITHDRAWN
@@ -273,6 +282,97 @@ class TournamentService:
                 count += 1
             await self.repos.users.set_nick(user_id, nick)
         return count
+
+    # --- who is out (RULES V, T5) ----------------------------------------------------
+
+    async def out_players(self, tournament_id: int) -> dict[int, str]:
+        """Everyone out of the tournament, and why: "disqualified", "removed" (V4, V6),
+        "banned" (a confirmed ban, here or in another tournament) or "withdrawn".
+
+        Read from the games' sanctions (the protocol, so a replay gives the same answer),
+        the players' stored status and the bans: none of them is proposed, seated nor
+        substituted in, and none is placed (T5). A V4 ban the Judge declined removed the
+        player from that game only.
+        """
+        declined = {
+            (row["game_id"], row["user_id"])
+            for row in await self.repos.database.fetch_all(
+                "SELECT game_id, user_id FROM ban_requests "
+                "WHERE tournament_id = ? AND status = 'declined'",
+                (tournament_id,),
+            )
+        }
+        why: dict[int, str] = {}
+        for offence in await self.offences(tournament_id):
+            if not disqualifies(offence.penalty):
+                continue
+            if offence.penalty is Penalty.BAN and (offence.game_id, offence.user_id) in declined:
+                continue
+            reason = "disqualified" if offence.penalty is Penalty.DISQUALIFICATION else "removed"
+            if why.get(offence.user_id) != "disqualified":
+                why[offence.user_id] = reason
+        for player in await self.repos.tournaments.players(tournament_id):
+            uid = player.user_id
+            if await self.repos.bans.get(uid) is not None:
+                why[uid] = "banned"
+            elif player.status is PlayerStatus.DISQUALIFIED:
+                why.setdefault(uid, "disqualified")
+            elif player.status is PlayerStatus.WITHDRAWN:
+                why.setdefault(uid, "withdrawn")
+        return why
+
+    async def _leave_unplayed_groups(self, tournament_id: int, user_id: int) -> list[int]:
+        """Take the player off every group whose game has not begun; the lobbies they left."""
+        lobbies = []
+        for group in await self.repos.tours.groups(tournament_id):
+            if user_id not in group.players:
+                continue
+            game = await self.repos.games.get(group.game_id) if group.game_id else None
+            if game is not None and game.status is not GameStatus.LOBBY:
+                continue  # begun or over: the game's sheet keeps them
+            await self.repos.tours.remove_player(group.code, user_id)
+            if game is not None:
+                await self.repos.lobby.leave(game.game_id, user_id)
+                lobbies.append(game.game_id)
+        return lobbies
+
+    async def put_out(
+        self, game: Game, state: GameState, seat: int, penalty: Penalty
+    ) -> tuple[Post, int] | None:
+        """A sanction that ends the player's tournament (RULES V), in its transaction: the
+        status is stored, later unplayed tables lose them, and the Judge's message is
+        queued (sent by `send_queued` after the commit). A ban's own request tells the
+        Judge (`ask_judge_to_ban`): then None."""
+        assert game.tournament_id is not None and disqualifies(penalty)
+        tid = game.tournament_id
+        user_id = state.seats[seat].user_id
+        if await self.repos.tournaments.player(tid, user_id) is not None:
+            await self.repos.tournaments.set_player_status(tid, user_id, PlayerStatus.DISQUALIFIED)
+        await self._leave_unplayed_groups(tid, user_id)
+        if penalty is Penalty.BAN:
+            return None
+        tournament = await self.repos.tournaments.get(tid)
+        assert tournament is not None
+        judge = tournament.judge_user_id
+        lang = await self.games.user_lang(judge)
+        t = self.games.t
+        key = "out.disqualified" if penalty is Penalty.DISQUALIFICATION else "out.removed"
+        text = t(
+            lang,
+            key,
+            game=game.game_id,
+            tournament=escape(tournament.name),
+            player=named(state, seat, t, lang),
+        )
+        post = Post(judge, text, essential=True)
+        queued = await self.repos.outbox.enqueue(
+            game_id=game.game_id,
+            chat_id=judge,
+            kind="post",
+            payload_json=json.dumps(to_json(post)),
+            now=self.games.clock.now(),
+        )
+        return post, queued.outbox_id
 
     # --- settings (T6) --------------------------------------------------------------
 
@@ -325,10 +425,9 @@ class TournamentService:
     async def propose(self, tournament: Tournament) -> tuple[int, Split]:
         tid = tournament.tournament_id
         tour = await self.repos.tours.last_tour(tid) + 1
+        out = await self.out_players(tid)
         players = [
-            p.user_id
-            for p in await self.repos.tournaments.players(tid)
-            if p.status.value == "registered"
+            p.user_id for p in await self.repos.tournaments.players(tid) if p.user_id not in out
         ]
         earlier = await self.repos.tours.groups(tid)
         history = [frozenset(g.players) for g in earlier]
@@ -531,6 +630,34 @@ class TournamentService:
                 code=group.code,
             )
             posts.append(Post(user_id, text))
+        await self.games.sender.deliver(0, posts)
+
+    async def check_substitute(self, group: TourGroup, sub: TournamentPlayer) -> None:
+        """`/replace`: refused for a player out of the tournament (RULES V, T5) or seated
+        at another table of the same tour (T1: one table a tour)."""
+        tid = group.tournament_id
+        if sub.user_id in await self.out_players(tid):
+            raise TournamentError("replace.out_of_tournament", nick=escape(sub.nick))
+        for other in await self.repos.tours.groups(tid, group.tour):
+            if other.code != group.code and sub.user_id in other.players:
+                raise TournamentError("replace.elsewhere", nick=escape(sub.nick), code=other.code)
+
+    async def tell_replaced(
+        self, group: TourGroup, out: int, sub: int, link: str | None, title: str
+    ) -> None:
+        """The replaced player hears they no longer play there; the substitute hears where
+        they play, with the chat's invite link when the table has its chat."""
+        values = {"tour": group.tour, "code": group.code}
+        out_lang, sub_lang = await self.games.user_lang(out), await self.games.user_lang(sub)
+        told_in = (
+            self.games.t(sub_lang, "replace.told_in_link", link=link, title=escape(title), **values)
+            if link
+            else self.games.t(sub_lang, "replace.told_in", **values)
+        )
+        posts = [
+            Post(out, self.games.t(out_lang, "replace.told_out", **values)),
+            Post(sub, told_in),
+        ]
         await self.games.sender.deliver(0, posts)
 
     async def nicks(self, tournament_id: int) -> dict[int, str]:
@@ -809,6 +936,23 @@ class TournamentService:
         )
         if decided is None:
             raise TournamentError("ban.decided")
+        if not confirm:
+            # Removed from that game only: back in the tournament, unless something else
+            # keeps them out (the sanctions are read again without this ban).
+            player = await self.repos.tournaments.player(decided.tournament_id, decided.user_id)
+            if player is not None and player.status is PlayerStatus.DISQUALIFIED:
+                offences = await self.offences(decided.tournament_id)
+                others = [
+                    o
+                    for o in offences
+                    if o.user_id == decided.user_id
+                    and disqualifies(o.penalty)
+                    and not (o.penalty is Penalty.BAN and o.game_id == decided.game_id)
+                ]
+                if not others:
+                    await self.repos.tournaments.set_player_status(
+                        decided.tournament_id, decided.user_id, PlayerStatus.REGISTERED
+                    )
         return decided
 
     async def unban(self, judge_id: int, who: str) -> int:
@@ -853,7 +997,7 @@ class TournamentService:
             for a in await self.repos.tours.adjustments(tid)
         ]
         offences = await self.offences(tid)
-        out = disqualified_users(offences)
+        out = await self.out_players(tid)
         nicks = await self.nicks(tid)
         settings = self.settings(tournament)
         rows = standings(sheets, settings, adjustments, out, nicks, schemes)

@@ -29,6 +29,7 @@ from aiohttp import web
 from bot.i18n import LANGUAGES, Texts
 from bot.rules.sanctions import Penalty
 from bot.service import GameService
+from bot.tournament.natural import natural_key
 from bot.tournament.scoring import format_tenths
 from bot.tournament.standings import StandingsRow
 from bot.tournaments import TournamentService
@@ -170,6 +171,7 @@ class TournamentPages:
         t = self.texts
         tid = tournament.tournament_id
         rows = await self._visible_standings(tournament)
+        why = await self.tournaments.out_players(tid) if rows else {}
         nicks = await self.tournaments.nicks(tid)
         tours: dict[int, list[dict[str, Any]]] = {}
         for group in await self.games.repos.tours.groups(tid):
@@ -185,6 +187,10 @@ class TournamentPages:
                     "points": format_tenths(r.total_tenths),
                     "games": r.games,
                     "wins": r.wins,
+                    # Why an unplaced player is out (RULES V, T5); None for the placed.
+                    "out": t(lang, f"out.why_{why[r.user_id]}")
+                    if r.place is None and r.user_id in why
+                    else None,
                 }
                 for r in rows
             ],
@@ -202,7 +208,7 @@ class TournamentPages:
         t = self.texts
         view: dict[str, Any] = {
             "code": group.code,
-            "players": [nicks.get(u, "") for u in group.players],
+            "players": sorted((nicks.get(u, "") for u in group.players), key=natural_key),
             "game": None,
         }
         game = await self.games.repos.games.get(group.game_id) if group.game_id else None
@@ -215,7 +221,7 @@ class TournamentPages:
                 "phase": t(lang, "web.lobby"),
                 "seats": [
                     {"seat": None, "nick": nicks.get(u, ""), "in": u in joined, "warnings": 0}
-                    for u in group.players
+                    for u in sorted(group.players, key=lambda u: natural_key(nicks.get(u, "")))
                 ],
             }
             return view

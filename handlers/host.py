@@ -19,7 +19,7 @@ from bot.panel import EXTEND_SECONDS, Picking
 from bot.render import Button, Post, named, violation
 from bot.rules.actions import Action, Extend, Pause, Resume, Sanction, Skip, Stop
 from bot.rules.errors import RuleError
-from bot.rules.sanctions import Offence, Penalty, VCode, penalty_for
+from bot.rules.sanctions import Offence, Penalty, VCode, disqualifies, penalty_for
 from bot.rules.state import GameState
 from bot.sender import markup
 from bot.service import GameService, log_game
@@ -280,16 +280,22 @@ async def confirm_sanction(
     asked: list[tuple[Post, int]] = []
 
     async def ask_the_judge(after: GameState) -> None:
-        # V4: the ban itself is the Judge's to confirm; the request and the Judge's
-        # message stand or fall with the sanction, in its transaction.
-        assert game is not None
-        asked.append(
-            await tournaments.ask_judge_to_ban(game, after, seat, f"{code}, game {game.game_id}")
-        )
+        # Out of the tournament (RULES V): the status, and the Judge's message, stand or
+        # fall with the sanction, in its transaction; V4's ban is the Judge's to confirm.
+        assert game is not None and penalty is not None
+        told = await tournaments.put_out(game, after, seat, penalty)
+        if told is not None:
+            asked.append(told)
+        if penalty is Penalty.BAN:
+            asked.append(
+                await tournaments.ask_judge_to_ban(
+                    game, after, seat, f"{code}, game {game.game_id}"
+                )
+            )
 
-    ban = penalty is Penalty.BAN and game.tournament_id is not None
+    out = disqualifies(penalty) and game.tournament_id is not None
     try:
-        state, _ = await service.act(game.game_id, action, ask_the_judge if ban else None)
+        state, _ = await service.act(game.game_id, action, ask_the_judge if out else None)
     except (RuleError, LookupError) as error:
         code = error.code if isinstance(error, RuleError) else "game_finished"
         await query.answer(service.t(lang, f"error.{code}"), show_alert=True)

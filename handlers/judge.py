@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from aiogram import Bot, F, Router
-from aiogram.exceptions import TelegramBadRequest
+from aiogram.exceptions import TelegramAPIError, TelegramBadRequest
 from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import (
     BufferedInputFile,
@@ -27,6 +28,7 @@ from bot.rules.roles import Role, Side
 from bot.service import GameService
 from bot.settings_view import change_lines, settings_lines
 from bot.sheet_view import points as as_points
+from bot.tournament.natural import natural_key
 from bot.tournament.scoring import format_tenths
 from bot.tournament.standings import StandingsRow, top_three
 from bot.tournament.stats import PlayerStats, Tally
@@ -224,9 +226,7 @@ async def groups(
                 tour, made = await tournaments.confirm(tournament, judge, override is not None)
                 key = "groups.confirmed"
             listing = "\n\n".join(
-                f"<b>{g.code}</b> ({len(g.players)}): "
-                + ", ".join(escape(nicks.get(u, str(u))) for u in g.players)
-                for g in made
+                f"<b>{g.code}</b> ({len(g.players)}): " + _listed(nicks, g.players) for g in made
             )
             await message.answer(service.t(lang, key, tour=tour, groups=listing))
             return
@@ -238,10 +238,9 @@ async def groups(
         await _refuse(message, service, lang, error)
         return
     listing = "\n\n".join(
-        f"<b>{i}</b> ({len(g)}): " + ", ".join(escape(nicks.get(u, str(u))) for u in g)
-        for i, g in enumerate(proposal.groups, 1)
+        f"<b>{i}</b> ({len(g)}): " + _listed(nicks, g) for i, g in enumerate(proposal.groups, 1)
     )
-    reserves = ", ".join(escape(nicks.get(u, str(u))) for u in proposal.reserves) or "—"
+    reserves = _listed(nicks, proposal.reserves) or "—"
     key = "groups.proposal" if proposal.legal else "groups.impossible"
     await message.answer(
         service.t(
@@ -323,6 +322,13 @@ async def tour(
     )
 
 
+def _listed(nicks: dict[int, str], players: Iterable[int]) -> str:
+    """Players' nicks in the order people read them ("Анна 16" before "Анна 112")."""
+    return ", ".join(
+        escape(n) for n in sorted((nicks.get(u, str(u)) for u in players), key=natural_key)
+    )
+
+
 @takes("bind.usage", Arg("code", GROUP_CODE), Arg("host", USERNAME, optional=True))
 async def bind(
     message: Message,
@@ -393,9 +399,16 @@ def _who(row: StandingsRow, lang: str, me: int | None) -> str:
     return name + (f" [{notes}]" if notes else "")
 
 
-def _table(service: GameService, lang: str, rows: list[StandingsRow], me: int | None = None) -> str:
+def _table(
+    service: GameService,
+    lang: str,
+    rows: list[StandingsRow],
+    me: int | None = None,
+    why: Mapping[int, str] | None = None,
+) -> str:
     """The standings, shared places as one line ("1–4. Вера, Дина — 2,2"); `me`'s line is
-    marked and their nick in bold (a player's own /standings)."""
+    marked and their nick in bold (a player's own /standings). Who is out says why
+    (`why`: `TournamentService.out_players`)."""
     lines = []
     for group in _places(rows):
         names = _names([_who(r, lang, me) for r in group])
@@ -408,7 +421,9 @@ def _table(service: GameService, lang: str, rows: list[StandingsRow], me: int | 
     out = service.t(lang, "standings.out")
     for row in rows:
         if row.place is None:
-            line = f"{out}. {_who(row, lang, me)} — {as_points(lang, row.total_tenths)}"
+            reason = (why or {}).get(row.user_id)
+            label = f"{out}: {service.t(lang, f'out.why_{reason}')}" if reason else out
+            line = f"{label}. {_who(row, lang, me)} — {as_points(lang, row.total_tenths)}"
             lines.append(f"👉 {line}" if row.user_id == me else line)
     return "\n".join(lines) or "—"
 
@@ -474,7 +489,7 @@ async def standings(
             await message.answer(service.t(lang, "standings.hidden", name=escape(mine.name)))
             return
         rows = await tournaments.standings(mine)
-        table = _table(service, lang, rows, me)
+        table = _table(service, lang, rows, me, await tournaments.out_players(mine.tournament_id))
         link, keyboard = page_button(service, lang, pages, mine)
         await message.answer(
             service.t(lang, "standings.text", name=escape(mine.name), table=table) + link,
@@ -482,10 +497,14 @@ async def standings(
         )
         return
     rows = await tournaments.standings(tournament)
+    why = await tournaments.out_players(tournament.tournament_id)
     link, keyboard = page_button(service, lang, pages, tournament)
     await message.answer(
         service.t(
-            lang, "standings.text", name=escape(tournament.name), table=_table(service, lang, rows)
+            lang,
+            "standings.text",
+            name=escape(tournament.name),
+            table=_table(service, lang, rows, why=why),
         )
         + link,
         reply_markup=keyboard,
@@ -722,6 +741,7 @@ async def finish(
     except TournamentError as error:
         await _refuse(message, service, lang, error)
         return
+    why = await tournaments.out_players(tournament.tournament_id)
 
     posts = []
     for player in await service.repos.tournaments.players(tournament.tournament_id):
@@ -734,7 +754,7 @@ async def finish(
                     "standings.final",
                     name=escape(tournament.name),
                     top=_top(rows),
-                    table=_table(service, plang, rows, player.user_id),
+                    table=_table(service, plang, rows, player.user_id, why),
                 ),
             )
         )
@@ -745,7 +765,7 @@ async def finish(
             "standings.final",
             name=escape(tournament.name),
             top=_top(rows),
-            table=_table(service, lang, rows),
+            table=_table(service, lang, rows, why=why),
         )
     )
 
@@ -866,6 +886,7 @@ async def replace_player(
         if group is None or group.tournament_id != tournament.tournament_id:
             raise TournamentError("bind.unknown", code=escape(code))
         [out, sub], _ = await tournaments.players_by_nicks(tournament.tournament_id, nicks, 2)
+        await tournaments.check_substitute(group, sub)
         if out.user_id not in group.players or sub.user_id in group.players:
             raise TournamentError("replace.usage")
     except TournamentError as error:
@@ -885,6 +906,15 @@ async def replace_player(
     await message.answer(
         service.t(lang, "replace.done", code=group.code, out=escape(out.nick), sub=escape(sub.nick))
     )
+    # Both are told; the substitute gets the table's chat link if it has one (T1).
+    link, title = None, ""
+    if group.chat_id is not None:
+        with contextlib.suppress(TelegramAPIError):  # the bot lost the chat: no link then
+            invite = await bot.create_chat_invite_link(group.chat_id, name=group.code[:32])
+            link = invite.invite_link
+            chat = await service.repos.chats.get(group.chat_id)
+            title = (chat.title or "") if chat else ""
+    await tournaments.tell_replaced(group, out.user_id, sub.user_id, link, title)
 
 
 async def is_chat_admin(bot: Bot, chat_id: int, user_id: int) -> bool:
@@ -939,6 +969,7 @@ async def unban(
 @takes("unregister.usage", Arg("words", NICK_AND_MORE))
 async def unregister(
     message: Message,
+    bot: Bot,
     service: GameService,
     tournaments: TournamentService,
     lang: str,
@@ -955,6 +986,10 @@ async def unregister(
         await _refuse(message, service, lang, error)
         return
     deleted = await tournaments.unregister(tournament, player)
+    for group in await service.repos.tours.groups(tournament.tournament_id):
+        game = await service.repos.games.get(group.game_id) if group.game_id else None
+        if game is not None and game.status is GameStatus.LOBBY:
+            await refresh_lobby(service, game, bot)  # its roster may have lost them
     key = "unregister.done" if deleted else "unregister.withdrawn"
     await message.answer(service.t(lang, key, nick=escape(player.nick)))
 

@@ -23,6 +23,7 @@ from bot.i18n import clip, escape
 from bot.render import Button
 from bot.sender import markup
 from bot.service import GameService, JoinOutcome
+from bot.tournament.natural import natural_key
 from bot.tournaments import TournamentService
 from handlers.args import SEAT, Arg, takes
 from handlers.filters import IN_GROUP
@@ -64,7 +65,7 @@ async def lobby_view(service: GameService, game: Game, bot: Bot) -> tuple[str, B
         }
         roster = "\n".join(
             f"{'✅' if u in present else '⏳'} {escape(nicks.get(u, str(u)))}"
-            for u in group.players
+            for u in sorted(group.players, key=lambda u: natural_key(nicks.get(u, str(u))))
         )
         text = service.t(
             lang,
@@ -305,7 +306,12 @@ async def leave(message: Message, bot: Bot, service: GameService, lang: str) -> 
 
 
 async def present(
-    query: CallbackQuery, callback_data: PresenceCb, bot: Bot, service: GameService, lang: str
+    query: CallbackQuery,
+    callback_data: PresenceCb,
+    bot: Bot,
+    service: GameService,
+    tournaments: TournamentService,
+    lang: str,
 ) -> None:
     """A tournament player confirms presence at their table (the roster is the group's)."""
     game = await service.repos.games.get(callback_data.game)
@@ -315,6 +321,10 @@ async def present(
         return
     if query.from_user.id not in group.players:
         await query.answer(service.t(lang, "lobby.not_on_roster"), show_alert=True)
+        return
+    if query.from_user.id in await tournaments.out_players(group.tournament_id):
+        # Out of the tournament (RULES V, T5): never seated, whatever the roster says.
+        await query.answer(service.t(lang, "lobby.out"), show_alert=True)
         return
     nick = next(
         (

@@ -83,14 +83,18 @@ class TourRepository:
         return _group(row) if row else None
 
     async def groups(self, tournament_id: int, tour: int | None = None) -> list[TourGroup]:
+        """By tour, then as people read the codes (T1R1G2 before T1R1G10): within a tour
+        the codes differ only in the group's number, so a shorter one is a smaller one."""
         if tour is None:
             rows = await self._db.fetch_all(
-                "SELECT * FROM tour_groups WHERE tournament_id = ? ORDER BY tour, code",
+                "SELECT * FROM tour_groups WHERE tournament_id = ? "
+                "ORDER BY tour, length(code), code",
                 (tournament_id,),
             )
         else:
             rows = await self._db.fetch_all(
-                "SELECT * FROM tour_groups WHERE tournament_id = ? AND tour = ? ORDER BY code",
+                "SELECT * FROM tour_groups WHERE tournament_id = ? AND tour = ? "
+                "ORDER BY length(code), code",
                 (tournament_id, tour),
             )
         return [_group(r) for r in rows]
@@ -175,6 +179,17 @@ class TourRepository:
             group = await self.group(code)
             assert group is not None
             players = [new if p == old else p for p in group.players]
+            await self._db.execute(
+                "UPDATE tour_groups SET players_json = ? WHERE code = ?",
+                (json.dumps(players), code),
+            )
+
+    async def remove_player(self, code: str, user_id: int) -> None:
+        """The player leaves the group's roster (out of the tournament before it played)."""
+        async with self._db.transaction():  # read and write the roster as one change
+            group = await self.group(code)
+            assert group is not None
+            players = [p for p in group.players if p != user_id]
             await self._db.execute(
                 "UPDATE tour_groups SET players_json = ? WHERE code = ?",
                 (json.dumps(players), code),

@@ -4,7 +4,8 @@ Interpretation (RULES T5). Equal totals share a place, "competition ranking": to
 5, 3, 3, 1 take places 1, 2, 2, 4 (the place after a tie is skipped), so the top
 three (`top_three`, places 1-3) may be more than three people. Disqualified
 players (and those removed from the tournament, V4/V6) are listed after the placed
-ones with their totals but no place. Within equal totals rows go by nick, then id.
+ones with their totals but no place. Within equal totals rows go by nick as people
+read it ("Анна 16" before "Анна 112", bot.tournament.natural), then id.
 
 `wins` counts the games a player's side won (the sheet's `won`), removed
 winners included; their points for that game are still 0 (T4). The points of every
@@ -20,6 +21,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.rules.sheet import SheetRow
+from bot.tournament.natural import natural_key
 from bot.tournament.scoring import Scoring, format_tenths, game_points
 from bot.tournament.settings import TournamentSettings
 
@@ -98,9 +100,9 @@ def standings(
             adjustments=tuple(sorted(notes.get(uid, ()), key=lambda a: a.at)),
         )
 
-    def order(uid: int) -> tuple[int, str, int]:
+    def order(uid: int) -> tuple[int, tuple[tuple[int, str | int], ...], int]:
         nick = names.get(uid, sheet_nick.get(uid, ""))
-        return (-totals[uid], nick.casefold(), uid)
+        return (-totals[uid], natural_key(nick), uid)
 
     out = set(disqualified)
     placed = sorted((uid for uid in totals if uid not in out), key=order)

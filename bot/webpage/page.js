@@ -47,9 +47,10 @@
                               [labels.games, "n"], [labels.wins, "n"]]));
     const body = document.querySelector("#standings tbody");
     body.replaceChildren(...data.standings.map((r, i) => {
-      const tr = row([[r.place === null ? labels.out : r.place, "n"], [r.nick],
+      const nick = r.out ? r.nick + " (" + r.out + ")" : r.nick;  // why they are out
+      const tr = row([[r.place === null ? labels.out : r.place, "n"], [nick],
                       [r.points, "n"], [r.games, "n"], [r.wins, "n"]], i === myRow ? "you" : "");
-      if (i === myRow) tr.cells[1].textContent = r.nick + " — " + labels.you;
+      if (i === myRow) tr.cells[1].textContent = nick + " — " + labels.you;
       return tr;
     }));
   }

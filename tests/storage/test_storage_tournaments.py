@@ -144,3 +144,16 @@ async def test_registration_token_and_closing(seeded: Repositories, cup: Tournam
     await seeded.tournaments.set_registration_open(cup.tournament_id, False)
     closed = await seeded.tournaments.get(cup.tournament_id)
     assert closed is not None and not closed.registration_open
+
+
+async def test_a_tours_groups_come_in_the_order_people_read_their_codes(
+    seeded: Repositories, cup: Tournament
+) -> None:
+    """Issue 20: T1R1G2 before T1R1G10, tour 2 after tour 1 whatever the digits."""
+    tid = cup.tournament_id
+    for tour, index in [(1, 10), (1, 2), (1, 1), (2, 1), (10, 1)]:
+        await seeded.tours.add_group(f"T{tid}R{tour}G{index}", tid, tour, [], now=T0)
+    one = [g.code for g in await seeded.tours.groups(tid, 1)]
+    assert one == [f"T{tid}R1G1", f"T{tid}R1G2", f"T{tid}R1G10"]
+    every = [g.code for g in await seeded.tours.groups(tid)]
+    assert every == [*one, f"T{tid}R2G1", f"T{tid}R10G1"]
