@@ -1,7 +1,8 @@
 """A tournament day as a Judge runs it (issue 20, "Done when"): 27 players over 3 tours with
 a disqualification (V1), a no-show, a /replace, a late scheme change, a tie at the top
 settled by the tie-break order (T5), and /finish; the final table the bot announces is
-checked against a reference computed here from the signed sheets alone (T3, T4, T5)."""
+checked against a reference computed here from the signed sheets alone, a Judge's seat
+correction included (T3, T4, T5)."""
 
 from __future__ import annotations
 
@@ -29,12 +30,15 @@ class Sheet:
     rows: list[tuple[str, str, bool, bool, int]]
     absent: list[str]
     per_win: int
+    seats: list[int]
+    corrections: list[tuple[int, bool]]  # the Judge's seat corrections, in order
 
 
 def read_sheet(text: str) -> Sheet:
     event = EVENT.search(text)
     assert event is not None, text
     rows = []
+    seats = []
     absent: list[str] = []
     for line in text.splitlines():
         if line.startswith("Absent: "):
@@ -42,15 +46,24 @@ def read_sheet(text: str) -> Sheet:
         match = ROW.match(line)
         if match is None:
             continue
-        mark, _, nick, rest = match.groups()
+        mark, seat, nick, rest = match.groups()
+        seats.append(int(seat))
         role = rest.split(" · ")[0]
         out = "disqualification" in rest or "removal" in rest
         warned = re.search(r"⚠️ (\d+)", rest)
         rows.append((nick, role, mark == "🏆", out, int(warned.group(1)) if warned else 0))
     worth = re.search(r"A win is worth (\d+)\.(\d) here", text)
     assert worth is not None, text
-    assert "The Judge's corrections:\nnone" in text  # no /fix on this day
-    return Sheet(int(event.group(1)), rows, absent, int(worth.group(1)) * 10 + int(worth.group(2)))
+    history = text.split("The Judge's corrections:\n", 1)[1].splitlines()
+    corrections = []
+    for line in history:
+        if line == "none":
+            continue
+        fixed = re.search(r", seat (\d+) (gets|loses) the point: ", line)
+        assert fixed is not None, line  # no other kind of correction on this day
+        corrections.append((int(fixed.group(1)), fixed.group(2) == "gets"))
+    points = int(worth.group(1)) * 10 + int(worth.group(2))
+    return Sheet(int(event.group(1)), rows, absent, points, seats, corrections)
 
 
 def reference(
@@ -73,10 +86,13 @@ def reference(
         above = len(s.rows) > thresholds[s.tour]
         worth = 12 if above else 10
         assert s.per_win == worth, (s.tour, len(s.rows), s.per_win)
-        for nick, role, won, removed, warnings in s.rows:
+        earns = {seat: r[2] and not r[3] for seat, r in zip(s.seats, s.rows, strict=True)}
+        for seat, point in s.corrections:  # T3: the Judge's corrections, in order
+            earns[seat] = point
+        for seat, (nick, role, _, removed, warnings) in zip(s.seats, s.rows, strict=True):
             everyone.add(nick)
             marks[nick] += warnings + int(removed)
-            if won and not removed:
+            if earns[seat]:
                 total[nick] += worth
                 wins[nick] += 1
                 bonus[nick] += int(above)
@@ -194,7 +210,7 @@ async def play_out(table: Table, chat: SimGroup, seed: int, cheat: SimUser | Non
     return game.game_id
 
 
-@pytest.mark.heavy(31)
+@pytest.mark.heavy(36)
 @pytest.mark.rule("T1")
 @pytest.mark.rule("T3")
 @pytest.mark.rule("T4")
@@ -259,13 +275,32 @@ async def test_T4_T5_a_tournament_day_ends_in_the_final_table_the_sheets_give() 
                 games.append(await play_out(table, chat, seed=10 * tour + n))
 
         # The reference, from the signed sheets alone as /sheet shows them to the Judge.
-        sheets = []
-        for game_id in games:
-            await judge.send(judge.private, f"/sheet {game_id}")
-            await table.settle()
-            text, page = judge.private.messages()[-2:]
-            assert page.file is not None
-            sheets.append(read_sheet(text.content))
+        async def signed_sheets() -> list[Sheet]:
+            sheets = []
+            for game_id in games:
+                await judge.send(judge.private, f"/sheet {game_id}")
+                await table.settle()
+                text, page = judge.private.messages()[-2:]
+                assert page.file is not None
+                sheets.append(read_sheet(text.content))
+            return sheets
+
+        # T3: the Judge takes the point from a winner at the bottom of the standings.
+        sheets = await signed_sheets()
+        assert all(not s.corrections for s in sheets)
+        before, _ = reference(sheets, {1: 14, 2: 12, 3: 12}, out=set())
+        seat, nick = min(
+            (
+                (seat, row[0])
+                for seat, row in zip(sheets[2].seats, sheets[2].rows, strict=True)
+                if row[2]
+            ),
+            key=lambda r: (before[r[1]][2], r[1]),
+        )
+        fixed = await judge_says(table, f"/fix {games[2]} seat {seat} 0 a hint to a teammate")
+        assert "a hint to a teammate" in fixed, fixed
+        sheets = await signed_sheets()
+        assert sheets[2].corrections == [(seat, False)]
         nicks = await table.app.dispatcher["tournaments"].nicks(1)
         assert [s.tour for s in sheets] == [1, 1, 2, 2, 3, 3]
         assert sheets[1].absent == [nicks[no_show.id]] and len(sheets[1].rows) == 12
@@ -275,6 +310,7 @@ async def test_T4_T5_a_tournament_day_ends_in_the_final_table_the_sheets_give() 
         expected = reference(sheets, {1: 14, 2: 12, 3: 12}, out={nicks[cheat.id]})
 
         places, lots = expected
+        assert places[nick][2] == before[nick][2] - sheets[2].per_win  # the fix counts
         # A tie at the top: more than one player on the best total.
         best = max(t for _, _, t in places.values())
         assert sum(t == best for _, _, t in places.values()) > 1, places
