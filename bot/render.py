@@ -331,8 +331,16 @@ def render(
                     lines.append(t(g, "morning.victim", player=named(state, victim, t, g)))
             case Paused(remaining=remaining):
                 lines.append(t(g, "host.paused", seconds=_fmt(remaining)))
-            case Resumed():
-                lines.append(t(g, "host.resumed"))
+            case Resumed(deadline=deadline, remaining=remaining):
+                until = _clock_time(deadline, audience.timezone)
+                if state.speaker is not None and remaining > 0:
+                    who = named(state, state.speaker, t, g)
+                    seconds = _fmt(round(remaining, 1))
+                    lines.append(
+                        t(g, "host.resumed_turn", speaker=who, seconds=seconds, until=until)
+                    )
+                else:
+                    lines.append(t(g, "host.resumed"))
             case Extended(seconds=seconds):
                 lines.append(t(g, "host.extended", seconds=_fmt(seconds)))
             case SanctionGiven(seat=seat):

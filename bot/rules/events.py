@@ -230,6 +230,7 @@ class Paused(Event):
 @dataclass(frozen=True)
 class Resumed(Event):
     deadline: float
+    remaining: float = 0.0  # what the turn has left from now (0 in records made before it)
 
 
 @dataclass(frozen=True)

@@ -315,3 +315,19 @@ async def test_newgame_names_the_missing_rights() -> None:
         assert "ban users" in answer and "pin messages" in answer and "invite users" in answer
         assert "delete messages" not in answer
         assert await table.app.service.active_game(table.group.id) is None
+
+
+async def test_resume_says_who_speaks_and_how_much_is_left(table: Table) -> None:
+    # Issue 22 §2 (T2): after a pause the table hears whose turn goes on and for how long.
+    state = table.state
+    assert state is not None and state.deadline is not None and state.speaker is not None
+    table.clock.set(table.clock.now() + 12)
+    left = round(state.deadline - table.clock.now())
+    await table.host.send(table.group, "/pause")
+    await table.settle()
+    table.clock.set(table.clock.now() + 600)
+    await table.host.send(table.group, "/resume")
+    await table.settle()
+    said = next(m.content for m in reversed(table.group.messages()) if "goes on" in m.content)
+    assert f"player {state.speaker}" in said.lower() or f"#{state.speaker}" in said, said
+    assert f"{left} s left" in said, said

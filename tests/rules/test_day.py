@@ -682,7 +682,7 @@ def test_D10_pause_and_resume_keep_the_remaining_time() -> None:
     game.refused(Pass(speaker or 0), GamePaused)
     game.refused(Pause(), GamePaused)
     game.act(Resume(), dt=300.0)
-    assert game.last == [Resumed(deadline=game.now + 20.0)]
+    assert game.last == [Resumed(deadline=game.now + 20.0, remaining=20.0)]
     assert game.state.deadline == 330.0
     assert game.state.speaker == speaker
     game.refused(Resume(), NotPaused)
