@@ -333,6 +333,7 @@ def render(
                 lines.append(t(g, "host.paused", seconds=_fmt(remaining)))
             case Resumed(deadline=deadline, remaining=remaining):
                 until = _clock_time(deadline, audience.timezone)
+                until += " " + _zone_name(deadline, audience.timezone, g)
                 if state.speaker is not None and remaining > 0:
                     who = named(state, state.speaker, t, g)
                     seconds = _fmt(round(remaining, 1))
@@ -529,6 +530,13 @@ def seconds_of(state: GameState, phase: Phase) -> float:
 def _clock_time(moment: float, timezone: str) -> str:
     """A moment as the chat's wall clock shows it: 19:42:30."""
     return datetime.fromtimestamp(moment, ZoneInfo(timezone)).strftime("%H:%M:%S")
+
+
+def _zone_name(moment: float, timezone: str, lang: str) -> str:
+    """The zone's short name as the chat reads it: МСК for Moscow in Russian, else its own."""
+    if timezone == "Europe/Moscow" and lang == "ru":
+        return "МСК"
+    return datetime.fromtimestamp(moment, ZoneInfo(timezone)).tzname() or timezone
 
 
 def _fmt(seconds: float) -> str:

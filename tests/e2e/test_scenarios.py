@@ -331,3 +331,4 @@ async def test_resume_says_who_speaks_and_how_much_is_left(table: Table) -> None
     said = next(m.content for m in reversed(table.group.messages()) if "goes on" in m.content)
     assert f"player {state.speaker}" in said.lower() or f"#{state.speaker}" in said, said
     assert f"{left} s left" in said, said
+    assert said.rstrip(".").split()[-1].isalpha(), said  # the end time names its zone
