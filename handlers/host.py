@@ -27,7 +27,7 @@ from bot.tournament.record import tournament_penalty
 from bot.tournaments import TournamentService
 from handlers.args import SEAT, SECONDS, USERNAME, Arg, Word, replied_member, takes
 from handlers.filters import IN_GROUP
-from handlers.lobby import admin_takes_over, is_member, kick
+from handlers.lobby import admin_takes_over, ask_host_to_start, is_member, kick
 from storage.games import GameStatus
 from storage.nicks import profile_name
 from storage.tournaments import TournamentStatus
@@ -65,6 +65,7 @@ async def begin(message: Message, bot: Bot, service: GameService, lang: str, gam
         await message.answer(service.t(lang, "host.already_running"))
         return
     outcome = await service.begin(game)
+    await ask_host_to_start(bot, service, game, lang)
     if outcome.too_few is not None:
         players = await service.repos.lobby.players(game.game_id)
         settings = await service.settings_of(game)
