@@ -102,7 +102,7 @@ async def resume(message: Message, service: GameService, lang: str) -> None:
     await _act(message, service, lang, Resume())
 
 
-NIGHTS = (Phase.ACQUAINTANCE, Phase.NIGHT)
+NIGHTS = (Phase.NIGHT,)  # N4: a night of fixed length (Night 0, N1, is not one)
 
 
 async def ask_to_skip_night(bot: Bot, service: GameService, game_id: Any, lang: str) -> bool:
