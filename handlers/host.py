@@ -68,7 +68,9 @@ async def begin(message: Message, bot: Bot, service: GameService, lang: str, gam
         await message.answer(service.t(lang, "host.already_running"))
         return
     outcome = await service.begin(game)
-    await ask_host_to_start(bot, service, game, lang)
+    if outcome.too_few is not None or outcome.unreachable:
+        # Not started: remind here (a started game's first posts never wait behind it).
+        await ask_host_to_start(bot, service, game, lang)
     if outcome.too_few is not None:
         players = await service.repos.lobby.players(game.game_id)
         settings = await service.settings_of(game)
