@@ -7,9 +7,11 @@ from everybody else.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from aiogram import Bot, Router
+from aiogram.exceptions import TelegramBadRequest
 from aiogram.filters import Command, CommandObject, Filter
 from aiogram.types import CallbackQuery, Message
 
@@ -19,6 +21,7 @@ from bot.panel import EXTEND_SECONDS, Picking
 from bot.render import Button, Post, named, violation
 from bot.rules.actions import Action, Extend, Pause, Resume, Sanction, Skip, Stop
 from bot.rules.errors import RuleError
+from bot.rules.events import Phase
 from bot.rules.sanctions import Offence, Penalty, VCode, disqualifies, penalty_for
 from bot.rules.state import GameState
 from bot.sender import markup
@@ -27,7 +30,7 @@ from bot.tournament.record import tournament_penalty
 from bot.tournaments import TournamentService
 from handlers.args import SEAT, SECONDS, USERNAME, Arg, Word, replied_member, takes
 from handlers.filters import IN_GROUP
-from handlers.lobby import admin_takes_over, is_member, kick
+from handlers.lobby import admin_takes_over, ask_host_to_start, is_member, kick
 from storage.games import GameStatus
 from storage.nicks import profile_name
 from storage.tournaments import TournamentStatus
@@ -65,6 +68,9 @@ async def begin(message: Message, bot: Bot, service: GameService, lang: str, gam
         await message.answer(service.t(lang, "host.already_running"))
         return
     outcome = await service.begin(game)
+    if outcome.too_few is not None or outcome.unreachable:
+        # Not started: remind here (a started game's first posts never wait behind it).
+        await ask_host_to_start(bot, service, game, lang)
     if outcome.too_few is not None:
         players = await service.repos.lobby.players(game.game_id)
         settings = await service.settings_of(game)
@@ -98,7 +104,37 @@ async def resume(message: Message, service: GameService, lang: str) -> None:
     await _act(message, service, lang, Resume())
 
 
-async def skip(message: Message, service: GameService, lang: str) -> None:
+NIGHTS = (Phase.NIGHT,)  # N4: a night of fixed length (Night 0, N1, is not one)
+
+
+async def ask_to_skip_night(bot: Bot, service: GameService, game_id: Any, lang: str) -> bool:
+    """At night an early end tells the table something (N4's fixed length): the Host is
+    asked, privately, to confirm; only the confirmation skips (issue 22 §1). True if the
+    night is not to be skipped at once."""
+    state = await service.state(game_id)
+    if state is None or state.phase not in NIGHTS:
+        return False
+    game = await service.repos.games.get(game_id)
+    assert game is not None
+    confirm = PanelCb(game=game_id, step=state.step, do="skipnight").pack()
+    cancel = PanelCb(game=game_id, step=state.step, do="keepnight").pack()
+    buttons = (
+        Button(service.t(lang, "button.confirm"), callback=confirm),
+        Button(service.t(lang, "button.cancel"), callback=cancel),
+    )
+    if await service.reachable(game.host_user_id):
+        await bot.send_message(
+            game.host_user_id, service.t(lang, "host.skip_night"), reply_markup=markup((buttons,))
+        )
+    else:
+        await ask_host_to_start(bot, service, game, lang)
+    return True
+
+
+async def skip(message: Message, bot: Bot, service: GameService, lang: str) -> None:
+    running = await service.running_in_chat(message.chat.id)
+    if running is not None and await ask_to_skip_night(bot, service, running[0].game_id, lang):
+        return
     await _act(message, service, lang, Skip())
 
 
@@ -349,6 +385,22 @@ async def panel_press(
         "extend": Extend(float(EXTEND_SECONDS)),
         "skip": Skip(),
     }
+    if (
+        do == "skip"
+        and query.bot is not None
+        and await ask_to_skip_night(query.bot, service, game.game_id, lang)
+    ):
+        await query.answer()
+        return
+    if do in ("skipnight", "keepnight") and query.message is not None and query.bot is not None:
+        with contextlib.suppress(TelegramBadRequest):  # the question is answered: no buttons
+            await query.bot.edit_message_reply_markup(
+                chat_id=chat, message_id=query.message.message_id, reply_markup=None
+            )
+        if do == "keepnight":
+            await query.answer(service.t(lang, "host.night_kept"))
+            return
+        do = "skip"
     if do in actions:
         try:
             await service.act(game.game_id, actions[do], step=callback_data.step)

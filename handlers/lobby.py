@@ -131,6 +131,20 @@ async def refresh_lobby(service: GameService, game: Game, bot: Bot) -> None:
         del stale[game.game_id]
 
 
+async def ask_host_to_start(bot: Bot, service: GameService, game: Game, lang: str) -> None:
+    """A Host who never pressed Start gets no panel and has night reports (V3) only in the
+    group: ask them, with a button to the bot's private chat (issue 22 §1)."""
+    if await service.reachable(game.host_user_id):
+        return
+    me = await bot.me()
+    link = f"https://t.me/{me.username}?start=host"
+    await bot.send_message(
+        game.chat_id,
+        service.t(lang, "lobby.host_start"),
+        reply_markup=markup(((Button(service.t(lang, "button.start"), url=link),),)),
+    )
+
+
 async def newgame(
     message: Message, bot: Bot, service: GameService, tournaments: TournamentService, lang: str
 ) -> None:
@@ -159,6 +173,7 @@ async def newgame(
         if await admin_takes_over(message, bot, service, lang) is None:
             await message.answer(service.t(lang, "lobby.exists"))
         return
+    await ask_host_to_start(bot, service, game, lang)
     text, button = await lobby_view(service, game, bot)
     sent = await bot.send_message(message.chat.id, text, reply_markup=markup(((button,),)))
     await service.repos.games.set_lobby_message(

@@ -282,3 +282,30 @@ async def test_a_night_report_quotes_what_was_written_and_opens_the_sanction(tab
     await press(table, "Confirm")
     after = table.state
     assert after is not None and [(s.seat, s.code) for s in after.sanctions] == [(seat, VCode.V3)]
+
+
+@pytest.mark.rule("N4")
+async def test_skip_at_night_asks_the_host_to_confirm(table: Table) -> None:
+    """Issue 22 §1: an early end of the night tells the table something; /skip and End
+    turn at night ask the Host privately, and only Confirm skips; the buttons then go."""
+    state = await table.wait_for(lambda s: s.phase is Phase.NIGHT)
+    step = state.step
+    await table.host.send(table.group, "/skip")
+    await table.settle()
+    assert table.state is not None and table.state.step == step  # not skipped yet
+    asked = [m for m in table.host.inbox() if "End the night early?" in m.content]
+    assert len(asked) == 1
+    assert not any("End the night early?" in m.content for m in table.group.messages())
+    await table.host.press(asked[0], "Cancel")
+    await table.settle()
+    assert table.state is not None and table.state.step == step
+    assert table.host.inbox()[table.host.inbox().index(asked[0])].buttons() == []
+    assert await press(table, "⏭ End turn") is None
+    await table.settle()
+    assert table.state is not None and table.state.step == step
+    again = [m for m in table.host.inbox() if "End the night early?" in m.content]
+    assert len(again) == 2
+    await table.host.press(again[-1], "Confirm")
+    await table.settle()
+    assert table.state is not None and table.state.step != step
+    table.sandbox.assert_no_bot_errors()
