@@ -320,8 +320,10 @@ async def test_killed_twenty_times_the_game_still_finishes_and_keeps_its_word(
 
 
 def _joins(message: SimMessage) -> bool:
+    """The lobby post: its first button is the link that joins (not the request that a
+    Host who never pressed Start press it, which also carries a link)."""
     rows = message.buttons()
-    return bool(rows) and rows[0][0].url is not None
+    return bool(rows) and "start=join_" in (rows[0][0].url or "")
 
 
 async def open_lobby(host: SimUser, group: Any, people: dict[int, SimUser]) -> None:
