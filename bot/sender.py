@@ -210,8 +210,6 @@ class Limiter(BaseRequestMiddleware):
         self._seq = itertools.count()
         # The wakes armed for the next room: (when, task), one eager and one lazy.
         self._alarms: dict[bool, tuple[float, asyncio.Task[None]]] = {}
-        self.dispatches = 0  # how many times the waiting calls were looked at (tests)
-        self.looked_at = 0  # how many waiting calls those looks weighed (tests)
         self._calls = 0
         self.lazy_sleeping = 0  # calls waiting for room that nothing is in a hurry for
         # Calls admitted and not yet answered and booked: a virtual clock moved meanwhile
@@ -363,14 +361,15 @@ class Limiter(BaseRequestMiddleware):
         try:
             return await ticket.go
         finally:
-            self._leave(ticket, admitted=False)  # cancelled while waiting
+            if not ticket.go.done():
+                self._leave(ticket, admitted=False)  # cancelled while waiting
 
     def _leave(self, ticket: _Ticket, *, admitted: bool) -> None:
         """Take a waiting call out of its lane: admitted (it goes), superseded (it returns
         the later edit's answer), or cancelled. Nothing if it is not waiting."""
-        lane = self._lanes.get(ticket.lane)
-        if lane is None or ticket not in lane:
-            return
+        if ticket.go is None or ticket.go.done():
+            return  # not waiting: it left its lane as it was admitted or superseded
+        lane = self._lanes[ticket.lane]
         head = lane[0] is ticket
         lane.remove(ticket)
         if not lane:
@@ -379,8 +378,7 @@ class Limiter(BaseRequestMiddleware):
             self.lazy_sleeping -= 1
         if ticket.target is not None and self._edits.get(ticket.target) is ticket:
             del self._edits[ticket.target]  # on its way, or gone: a later edit goes alone
-        if ticket.go is not None and not ticket.go.done():
-            ticket.go.set_result(admitted)
+        ticket.go.set_result(admitted)
         if head and not admitted:
             self._dispatch()  # the next of its lane may go now
 
@@ -394,7 +392,6 @@ class Limiter(BaseRequestMiddleware):
         woken only when it goes: thousands waiting for a busy group cost nothing while
         they wait.
         """
-        self.dispatches += 1
         now = self.clock.now()
         heads = [(lane[0].rank, key) for key, lane in self._lanes.items()]
         heapq.heapify(heads)
@@ -403,7 +400,6 @@ class Limiter(BaseRequestMiddleware):
             _, key = heapq.heappop(heads)
             lane = self._lanes[key]
             ticket = lane[0]
-            self.looked_at += 1
             delay = self._delay(ticket, now)
             if delay > 0:
                 wake[ticket.lazy] = min(wake[ticket.lazy], now + delay)
