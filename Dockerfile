@@ -33,7 +33,9 @@ USER mafia
 # Webhook mode listens here (MAFIA_WEBHOOK_PORT); polling mode opens no port.
 EXPOSE 8080
 
-# The checks of `make run` (config, token, database, getMe) in plain words, then the bot.
+# The checks of `make run` in plain words (config, token, database: what no restart
+# mends, status 78), then the bot, which waits for Telegram itself if it cannot be reached
+# yet. The health check asks Telegram too (getMe).
 HEALTHCHECK --interval=5m --timeout=30s --start-period=30s \
     CMD ["python", "-m", "bot", "check", "--token-required"]
-CMD ["sh", "-c", "python -m bot check --token-required && exec python -m bot run"]
+CMD ["sh", "-c", "python -m bot check --token-required --offline && exec python -m bot run"]

@@ -13,7 +13,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 UV_VERSION := 0.13.8
 LOCK_ARGS  ?=
 
-.PHONY: run check test lint browser bench demo lock clean
+.PHONY: run install check test lint browser bench demo lock clean
 
 $(PY):
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
@@ -29,6 +29,15 @@ $(DEV_STAMP): $(DEV_LOCK) pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet --require-hashes -r $(DEV_LOCK)
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(DEV_STAMP) $(RUN_STAMP)
+
+# The environment alone, without playing the demo: a server's set-up, and again after
+# each `git pull` (README, "Upgrading"). The systemd unit hides /home and /root from the
+# bot (ProtectHome=yes), so a Python that lives there is named here, before a start fails.
+install: $(RUN_STAMP)
+	@case "$$(readlink -f $(PY))" in /home/*|/root/*) \
+		echo "note: .venv's Python is $$(readlink -f $(PY)), under a home folder; the systemd unit (ProtectHome=yes) cannot run it: make install PYTHON=/usr/bin/python3.11";; \
+	esac
+	@echo "installed: $(PY) ($$($(PY) -m bot --version))"
 
 # The checks first (config, token, database, getMe), in plain words: README, "Deploying".
 run: $(RUN_STAMP)

@@ -7,17 +7,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import logging
+import os
 import sys
 from pathlib import Path
 
-from bot.check import ConfigProblem, read_config
+from bot import __version__
+from bot.check import CONFIG, ConfigProblem, config_file, language, preflight, read_config, texts
 from bot.config import Config
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot")
     parser.add_argument("--config", type=Path, default=None, help="the TOML config file")
+    parser.add_argument("--version", action="version", version=f"Mafia Table {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("run", help="run the bot (the sandbox demo when no token is configured)")
     check_parser = sub.add_parser(
@@ -28,6 +32,11 @@ def main(argv: list[str] | None = None) -> int:
         "--token-required",
         action="store_true",
         help="no token is a failure (a server), not the offline demo (a laptop)",
+    )
+    check_parser.add_argument(
+        "--offline",
+        action="store_true",
+        help="everything but Telegram, which `run` waits for itself (a server at boot)",
     )
     backup_parser = sub.add_parser(
         "backup",
@@ -76,14 +85,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         config = read_config(args.config)
     except ConfigProblem as problem:
-        print(f"✗ config: {problem}", file=sys.stderr)
-        return 2
+        print(
+            texts()(language(args.config), "check.config_problem", error=problem), file=sys.stderr
+        )
+        return CONFIG
     if args.command == "verify":
         return _verify(args, config)
     if args.command == "check":
         from bot.check import check
 
-        return asyncio.run(check(args.config, sys.stdout, token_required=args.token_required))
+        return asyncio.run(
+            check(args.config, sys.stdout, token_required=args.token_required, offline=args.offline)
+        )
     if args.command == "backup":
         from bot.backup import backup
 
@@ -95,13 +108,27 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run" and config.bot.token is not None:
         # Imported here: the sandbox and the demo stay unloaded in production.
         from bot import runtime
-        from bot.app import run_bot
+        from bot.app import StartRefused, run_bot
+
+        # What `check` would refuse, refused in its words before anything starts: one
+        # line each and status 78, which the systemd unit does not retry.
+        said = io.StringIO()
+        if preflight(config, config_file(args.config, dict(os.environ)), said) != 0:
+            problems = [line for line in said.getvalue().splitlines() if line.startswith("✗")]
+            print("\n".join(problems), file=sys.stderr)
+            return CONFIG
 
         # A line per handled update is noise at a club's scale; our own lines stay.
         logging.getLogger("aiogram.event").setLevel(logging.WARNING)
         logging.getLogger("apscheduler").setLevel(logging.WARNING)  # lines per timer, too
-        with asyncio.Runner(loop_factory=runtime.loop_factory()) as runner:
-            runner.run(run_bot(config))
+        try:
+            with asyncio.Runner(loop_factory=runtime.loop_factory()) as runner:
+                runner.run(run_bot(config))
+        except StartRefused as refused:
+            print(
+                texts()(config.bot.language, "check.start_refused", error=refused), file=sys.stderr
+            )
+            return CONFIG
         return 0
 
     from bot.demo import play_demo

@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from aiogram import Bot, Dispatcher
@@ -26,7 +26,7 @@ from aiogram.types import (
     BotCommandScopeDefault,
 )
 
-from bot import runtime, timings
+from bot import __version__, runtime, timings
 from bot.clock import Clock, Timers
 from bot.config import Config
 from bot.i18n import LANGUAGES, Texts
@@ -222,9 +222,15 @@ async def run_bot(config: Config) -> None:
     from bot.clock import SchedulerTimers, WallClock
 
     assert config.bot.token is not None
+    log.info("Mafia Table %s, database %s", __version__, config.database_path.resolve())
     timings.serve(asyncio.get_running_loop())  # MAFIA_TIMINGS=1: make bench asks for them
     texts = Texts(config.bot.language)
     bot = make_bot(config.bot.token.get_secret_value(), config.bot.api_server)
+    try:
+        await reach_telegram(bot, texts, config.bot.language)
+    except BaseException:
+        await bot.session.close()
+        raise
     database = await Database.open(config.database_path, synchronous=config.bot.synchronous)
     timers = SchedulerTimers()
     token = config.bot.token.get_secret_value()
@@ -283,6 +289,58 @@ async def run_bot(config: Config) -> None:
         timers.shutdown()
         await database.close()
         await bot.session.close()
+
+
+class StartRefused(Exception):
+    """Telegram refuses the bot itself (a revoked token): no retry mends it."""
+
+
+# Seconds between tries while Telegram cannot be reached at start: a network still coming
+# up at boot, or an outage, is waited out here, with one line a try, not a traceback.
+REACH_BACKOFF = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
+
+
+async def reach_telegram(
+    bot: Bot,
+    texts: Texts,
+    lang: str,
+    *,
+    backoff: tuple[float, ...] = REACH_BACKOFF,
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+) -> None:
+    """getMe until Telegram answers; `StartRefused` if it answers that the token is bad."""
+    from aiogram.exceptions import (
+        AiogramError,
+        TelegramNetworkError,
+        TelegramNotFound,
+        TelegramServerError,
+        TelegramUnauthorizedError,
+    )
+
+    tries = 0
+    while True:
+        try:
+            await asyncio.wait_for(bot.get_me(), 20)
+        except TelegramUnauthorizedError:
+            raise StartRefused(texts(lang, "check.unauthorized").removeprefix("✗ ")) from None
+        except TelegramNotFound:
+            raise StartRefused(
+                texts(lang, "check.not_found", url=bot.session.api.base).removeprefix("✗ ")
+            ) from None
+        except (TelegramNetworkError, TelegramServerError, TimeoutError, OSError) as error:
+            seconds = backoff[min(tries, len(backoff) - 1)]
+            said = str(error) or type(error).__name__
+            log.warning("%s", texts(lang, "check.waiting", error=said, seconds=f"{seconds:g}"))
+            tries += 1
+            await sleep(seconds)
+            continue
+        except AiogramError:
+            raise StartRefused(
+                texts(lang, "check.not_bot_api", url=bot.session.api.base).removeprefix("✗ ")
+            ) from None
+        if tries:
+            log.warning("%s", texts(lang, "check.reached"))
+        return
 
 
 async def _drop_leftover_webhook(bot: Bot) -> None:

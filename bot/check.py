@@ -1,10 +1,16 @@
 """`python -m bot check`: is this bot ready to run? Said in plain words, never a traceback.
 
-It reads the config the way `run` does, checks the token's shape, opens the database
-(creating it or bringing its schema up to date, exactly as `run` would), and asks
-Telegram who the bot is (getMe). `make run` does this first; so do the container and
-the systemd unit. Each step prints one line; the first that fails says what is wrong and
-what to do, and the exit status is 1. The token is never printed.
+It reads the config the way `run` does, checks the token's shape, looks at the database
+without changing it (a start creates or migrates it; the check only says which it will
+do), checks that the page's and the webhook's settings can be served, and asks Telegram
+who the bot is (getMe). `make run` does this first; so do the container and the systemd
+unit, and `run` itself repeats the part that needs no network (`preflight`). Each step
+prints one line, in `[bot] language`; the first that fails says what is wrong and what to
+do. The token is never printed.
+
+The exit status tells a supervisor what to do: 0 the bot can run; `CONFIG` (78, EX_CONFIG)
+the config, the token or the database cannot be used, which no restart mends (the systemd
+unit's RestartPreventExitStatus); `PROBLEM` (1) Telegram cannot be reached just now.
 """
 
 from __future__ import annotations
@@ -14,14 +20,26 @@ import os
 import sqlite3
 import tomllib
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from pydantic import ValidationError
 
 from bot.config import Config, load_config
+from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, Texts
 
 OK, PROBLEM = 0, 1
+# sysexits.h's EX_CONFIG: what only a person can mend. systemd does not restart on it.
+CONFIG = 78
 GET_ME_TIMEOUT = 20.0  # seconds: a Bot API that has not answered by then is unreachable
+
+_texts: Texts | None = None
+
+
+def texts() -> Texts:
+    global _texts
+    if _texts is None:
+        _texts = Texts()
+    return _texts
 
 
 class ConfigProblem(Exception):
@@ -37,32 +55,49 @@ def config_file(path: Path | None, env: dict[str, str]) -> Path | None:
     return path
 
 
+def language(path: Path | None, env: dict[str, str] | None = None) -> str:
+    """The language of the check's lines, even when the config cannot be used: the
+    environment's MAFIA_LANGUAGE, else the file's `[bot] language` if it can be read."""
+    env = dict(os.environ) if env is None else env
+    wanted: Any = env.get("MAFIA_LANGUAGE")
+    file = config_file(path, env)
+    if not wanted and file is not None:
+        try:
+            with file.open("rb") as f:
+                wanted = tomllib.load(f).get("bot", {}).get("language")
+        except (OSError, tomllib.TOMLDecodeError, AttributeError):
+            wanted = None
+    return wanted if wanted in LANGUAGES else DEFAULT_LANGUAGE
+
+
 def read_config(path: Path | None, env: dict[str, str] | None = None) -> Config:
     """`load_config`, its failures turned into a `ConfigProblem` a person can act on."""
     env = dict(os.environ) if env is None else env
+    lang = language(path, env)
+    t = texts()
     file = config_file(path, env)
     if file is not None and not file.is_file():
-        raise ConfigProblem(f"the config file {file} does not exist (copy config.example.toml)")
+        raise ConfigProblem(t(lang, "check.config_missing", path=file))
     try:
         return load_config(file, env)
     except PermissionError:
-        raise ConfigProblem(f"the config file {file} cannot be read by this user") from None
+        raise ConfigProblem(t(lang, "check.config_unreadable", path=file)) from None
     except tomllib.TOMLDecodeError as error:
-        raise ConfigProblem(f"{file} is not valid TOML: {error}") from None
+        raise ConfigProblem(t(lang, "check.config_not_toml", path=file, error=error)) from None
     except ValidationError as error:
-        lines = [_plain(e) for e in error.errors(include_url=False, include_input=False)]
-        where = file if file is not None else "the environment"
-        problem = f"{where} has settings the bot cannot use:\n" + "\n".join(lines)
+        lines = [_plain(e, lang) for e in error.errors(include_url=False, include_input=False)]
+        where = file if file is not None else t(lang, "check.the_environment")
+        problem = t(lang, "check.config_invalid", path=where) + "\n" + "\n".join(lines)
         raise ConfigProblem(problem) from None
 
 
-def _plain(error: object) -> str:
+def _plain(error: object, lang: str) -> str:
     """One of pydantic's errors as "  [bot] token: what is wrong", never the value itself."""
     assert isinstance(error, dict)
     loc = [str(part) for part in error.get("loc", ())]
     message = str(error.get("msg", "")).removeprefix("Value error, ")
     if error.get("type") == "extra_forbidden":
-        message = "no such setting (a typo? config.example.toml lists them all)"
+        message = texts()(lang, "check.no_such_setting")
     if not loc:
         return f"  {message}"
     place = f"[{loc[0]}]" + (f" {'.'.join(loc[1:])}" if len(loc) > 1 else "")
@@ -78,113 +113,126 @@ async def check(
     env: dict[str, str] | None = None,
     *,
     token_required: bool = False,
+    offline: bool = False,
 ) -> int:
-    """Every check `run` depends on, one line each; 0 if the bot can run, 1 if not."""
+    """Every check `run` depends on, one line each; 0 if the bot can run (see the module's
+    note for the other statuses). `offline`: everything but Telegram, which `run` waits
+    for itself (the systemd unit, so that a network still coming up is not a failure)."""
     env = dict(os.environ) if env is None else env
     try:
         config = read_config(config_path, env)
     except ConfigProblem as problem:
-        print(f"✗ config: {problem}", file=out)
-        return PROBLEM
-    file = config_file(config_path, env)
-    print(
-        f"✓ config: {file if file is not None else 'no file; defaults and environment'}", file=out
-    )
-    if not await _database(config, out):
-        return PROBLEM
+        t = texts()
+        print(t(language(config_path, env), "check.config_problem", error=problem), file=out)
+        return CONFIG
+    status = preflight(config, config_file(config_path, env), out)
+    if status != OK:
+        return status
+    t, lang = texts(), config.bot.language
     if config.bot.token is None and token_required:
-        print(
-            "✗ no bot token: set [bot] token in the config, or MAFIA_BOT_TOKEN; "
-            "@BotFather gives it when the bot is created",
-            file=out,
-        )
-        return PROBLEM
+        print(t(lang, "check.no_token_required"), file=out)
+        return CONFIG
     if config.bot.token is None:
+        print(t(lang, "check.no_token_demo"), file=out)
+        return OK
+    print(t(lang, "check.token_ok"), file=out)
+    if offline:
+        print(t(lang, "check.offline"), file=out)
+        return OK
+    return await _telegram(config, out)
+
+
+def preflight(config: Config, file: Path | None, out: TextIO) -> int:
+    """What `run` needs before it talks to anyone: the database and the listeners. The
+    same lines as the check's, so that `run` fails the way `check` warned it would."""
+    t, lang = texts(), config.bot.language
+    where = file if file is not None else t(lang, "check.config_none")
+    print(t(lang, "check.config_ok", path=where), file=out)
+    if not _database(config, out):
+        return CONFIG
+    if config.web.enabled:
         print(
-            "· no bot token ([bot] token or MAFIA_BOT_TOKEN): `python -m bot run` plays "
-            "the offline sandbox demo instead",
+            t(
+                lang,
+                "check.web_on",
+                host=config.web.host,
+                port=config.web.port,
+                url=f"{config.web.base_url}/t/…",
+            ),
             file=out,
         )
-        return OK
-    print("✓ token: the shape @BotFather gives", file=out)
-    if not await _telegram(config, out):
-        return PROBLEM
+    else:
+        print(t(lang, "check.web_off"), file=out)
     if config.bot.mode == "webhook":
         print(
-            f"· webhook mode: Telegram will post to {config.bot.webhook_url}; the bot "
-            f"listens on {config.bot.webhook_host}:{config.bot.webhook_port}",
+            t(
+                lang,
+                "check.webhook_mode",
+                url=config.bot.webhook_url,
+                host=config.bot.webhook_host,
+                port=config.bot.webhook_port,
+            ),
             file=out,
         )
     return OK
 
 
-async def _database(config: Config, out: TextIO) -> bool:
-    from storage.db import Database
-    from storage.errors import StorageError
+def _database(config: Config, out: TextIO) -> bool:
+    """The database file as a start will find it, looked at without a write: a start
+    creates it or migrates it, and a check that did so behind the organiser's back would
+    upgrade a database that a backup should have been made of first."""
     from storage.migrations import MIGRATIONS
 
-    path = config.database_path
-    if not path.parent.is_dir():
-        print(
-            f"✗ database: the folder {path.parent.resolve()} does not exist "
-            "(create it, writable by the bot's user only)",
-            file=out,
-        )
-        return False
-    before = _schema_version(path)
-    try:
-        database = await Database.open(path, synchronous=config.bot.synchronous)
-    except PermissionError as error:
-        print(
-            f"✗ database: {path} cannot be opened for writing by this user ({error.strerror}); "
-            "the file and its folder must belong to the bot's user",
-            file=out,
-        )
-        return False
-    except StorageError as error:
-        print(f"✗ database: {path}: {error}", file=out)
-        return False
-    except sqlite3.Error as error:
-        print(
-            f"✗ database: {path} cannot be used: {error} (is it a SQLite file, and is "
-            "its folder writable by this user?)",
-            file=out,
-        )
-        return False
-    await database.close()
+    t, lang = texts(), config.bot.language
     latest = MIGRATIONS[-1].version if MIGRATIONS else 0
-    if before is None:
-        done = "created"
-    elif before < latest:
-        done = f"migrated from schema version {before}"
+    path = config.database_path
+    shown = path.resolve()
+
+    def problem(key: str, **values: object) -> bool:
+        print(t(lang, key, path=shown, **values), file=out)
+        return False
+
+    if path.is_dir():
+        return problem("check.db_is_folder")
+    if not path.parent.is_dir():
+        return problem("check.db_folder_missing", folder=path.parent.resolve())
+    # WAL writes its -wal and -shm files beside the database: the folder must take them.
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        return problem("check.db_folder_read_only", folder=path.parent.resolve())
+    if not path.exists() or path.stat().st_size == 0:
+        print(t(lang, "check.db_new", path=shown, version=latest), file=out)
+        return True
+    if not os.access(path, os.R_OK | os.W_OK):
+        return problem("check.db_cannot_write")
+    try:
+        with sqlite3.connect(f"{shown.as_uri()}?mode=ro", uri=True) as connection:
+            version = int(connection.execute("PRAGMA user_version").fetchone()[0])
+            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error as error:
+        return problem("check.db_unusable", error=error)
+    if version > latest:
+        return problem("check.db_too_new", old=version, version=latest)
+    if version < latest:
+        print(t(lang, "check.db_older", path=shown, old=version, version=latest), file=out)
     else:
-        done = "up to date"
-    print(f"✓ database: {path.resolve()} (schema version {latest}, {done})", file=out)
+        print(t(lang, "check.db_current", path=shown, version=latest), file=out)
     return True
 
 
-def _schema_version(path: Path) -> int | None:
-    """The file's schema version before `Database.open` touches it; None: no file yet."""
-    if not path.exists() or path.stat().st_size == 0:
-        return None
-    try:
-        with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as connection:
-            return int(connection.execute("PRAGMA user_version").fetchone()[0])
-    except sqlite3.Error:
-        return None  # Database.open says what is wrong with it
-
-
-async def _telegram(config: Config, out: TextIO) -> bool:
+async def _telegram(config: Config, out: TextIO) -> int:
     from aiogram import Bot
     from aiogram.client.session.aiohttp import AiohttpSession
     from aiogram.client.telegram import TelegramAPIServer
     from aiogram.exceptions import (
+        AiogramError,
         TelegramAPIError,
         TelegramNetworkError,
         TelegramNotFound,
+        TelegramServerError,
         TelegramUnauthorizedError,
     )
 
+    t, lang = texts(), config.bot.language
     assert config.bot.token is not None
     server = config.bot.api_server
     session = AiohttpSession(api=TelegramAPIServer.from_base(server))
@@ -195,46 +243,31 @@ async def _telegram(config: Config, out: TextIO) -> bool:
         if config.bot.mode != "webhook":
             hook = await asyncio.wait_for(bot.get_webhook_info(), GET_ME_TIMEOUT)
     except TelegramUnauthorizedError:
-        print(
-            "✗ Telegram refuses the token (Unauthorized): it was mistyped or revoked. "
-            "@BotFather, /mybots → your bot → API Token shows the current one.",
-            file=out,
-        )
-        return False
+        print(t(lang, "check.unauthorized"), file=out)
+        return CONFIG
     except TelegramNotFound:
-        print(f"✗ {server} answers 404 to the Bot API: is [bot] api_server right?", file=out)
-        return False
-    except (TelegramNetworkError, TimeoutError, OSError) as error:
-        print(
-            f"✗ cannot reach the Bot API at {server}: {error or type(error).__name__} "
-            "(network, DNS, a firewall, or [bot] api_server)",
-            file=out,
-        )
-        return False
+        print(t(lang, "check.not_found", url=server), file=out)
+        return CONFIG
+    except (TelegramNetworkError, TelegramServerError, TimeoutError, OSError) as error:
+        said = str(error) or type(error).__name__
+        print(t(lang, "check.unreachable", url=server, error=said), file=out)
+        return PROBLEM
     except TelegramAPIError as error:
-        print(f"✗ the Bot API at {server} answered: {error.message}", file=out)
-        return False
+        print(t(lang, "check.api_answered", url=server, error=error.message), file=out)
+        return CONFIG
+    except AiogramError:
+        # A web server, a captive portal or a proxy's error page: not a Bot API.
+        print(t(lang, "check.not_bot_api", url=server), file=out)
+        return CONFIG
     finally:
         await bot.session.close()
-    print(f"✓ Telegram: the bot is @{me.username} (id {me.id})", file=out)
+    print(t(lang, "check.telegram_ok", name=me.username, id=me.id), file=out)
     if hook is not None and hook.url:
         # Telegram refuses getUpdates while a webhook is set; `run` deletes it first.
-        print(
-            f"· a webhook is still set ({hook.url}) while [bot] mode is polling: "
-            "`python -m bot run` deletes it at start (its pending updates are kept)",
-            file=out,
-        )
+        print(t(lang, "check.webhook_left", url=hook.url), file=out)
     if not me.can_join_groups:
-        print(
-            "✗ the bot cannot be added to groups: @BotFather, /mybots → Bot Settings → "
-            "Allow Groups? → Turn groups on",
-            file=out,
-        )
-        return False
+        print(t(lang, "check.no_groups"), file=out)
+        return CONFIG
     if not me.can_read_all_group_messages:
-        print(
-            "· privacy mode is on: the bot sees everything written in a group only as its "
-            "administrator, which it must be anyway (to delete out-of-turn messages)",
-            file=out,
-        )
-    return True
+        print(t(lang, "check.privacy_on"), file=out)
+    return OK

@@ -20,10 +20,14 @@ from bot.rules.errors import BadSettings
 from bot.rules.settings import MAX_TIMER_SECONDS, GameSettings, KillRule
 
 DEFAULT_API_SERVER = "https://api.telegram.org"
+_TELEGRAM = "api.telegram.org"
 LANGUAGES = ("ru", "en")
 # Telegram's rule for a webhook's secret_token: 1-256 characters of A-Z, a-z, 0-9, _ and -;
 # ours asks for 32 at least, which nobody guesses by trying.
 _SECRET = re.compile(r"[A-Za-z0-9_-]{32,256}")
+# The ports Telegram delivers webhooks to (setWebhook); a local Bot API server (`--local`)
+# calls any address, http:// too, so the rule holds only for Telegram's own servers.
+WEBHOOK_PORTS = (443, 80, 88, 8443)
 # What @BotFather gives: the bot's numeric id, a colon, then the secret part. Checked at
 # load, so that a mistyped token is named in plain words, not as an aiogram traceback.
 _TOKEN = re.compile(r"[0-9]{1,20}:[A-Za-z0-9_-]{1,128}")
@@ -100,6 +104,23 @@ class BotSection(_Strict):
     def _webhook_has_url(self) -> BotSection:
         if self.mode == "webhook" and self.webhook_url is None:
             raise ValueError("webhook mode needs [bot] webhook_url")
+        if self.webhook_url is not None and urlsplit(self.api_server).hostname == _TELEGRAM:
+            # Telegram itself refuses these at setWebhook: refused here, in plain words,
+            # rather than in a traceback when `run` starts.
+            parts = urlsplit(self.webhook_url)
+            if parts.scheme != "https":
+                raise ValueError(
+                    "webhook_url: Telegram calls https:// addresses only "
+                    "(behind a reverse proxy with a certificate, README)"
+                )
+            try:
+                port = parts.port or 443
+            except ValueError:
+                raise ValueError("webhook_url: the port is not a number") from None
+            if port not in WEBHOOK_PORTS:
+                raise ValueError(
+                    f"webhook_url: Telegram calls ports 443, 80, 88 or 8443 only, not {port}"
+                )
         return self
 
     @field_validator("timezone")
@@ -115,6 +136,19 @@ class BotSection(_Strict):
 class AccessSection(_Strict):
     # Telegram ids allowed to create and run tournaments (every Judge command); empty: anyone.
     judges: list[int] = Field(default_factory=list)
+
+    @field_validator("judges", mode="before")
+    @classmethod
+    def _numeric_ids(cls, value: Any) -> Any:
+        # "@kirill" is the usual first try: a username can change hands, an id cannot.
+        for judge in value if isinstance(value, list) else ():
+            if isinstance(judge, str) and not judge.strip().lstrip("-").isdigit():
+                raise ValueError(
+                    f"judges: {judge[:40]!r} is not a numeric Telegram user id; a username "
+                    "can change hands, so the bot asks for the id (the Judge sends /start "
+                    "to @userinfobot, or /whoami to this bot, to learn it)"
+                )
+        return value
 
 
 class CasualSection(_Strict):
@@ -151,6 +185,11 @@ class GameSection(_Strict):
     def settings(self, min_players: int, max_players: int) -> GameSettings:
         core = {f.name for f in fields(GameSettings)}
         values = {k: v for k, v in self.model_dump().items() if k in core and v is not None}
+        if self.mafia_by_players is not None:
+            # A table of a few counts (the example's 12-16) changes those counts only: the
+            # casual sizes below keep S2's, or a table for 12-16 alone would stop the bot.
+            table = GameSettings().mafia_by_players
+            values["mafia_by_players"] = {**table, **self.mafia_by_players}
         return GameSettings(**values, min_players=min_players, max_players=max_players)
 
 
@@ -203,6 +242,19 @@ class Config(_Strict):
         return self.game.settings(self.casual.min_players, self.casual.max_players)
 
     @model_validator(mode="after")
+    def _one_listener_a_port(self) -> Config:
+        """The page and the webhook are two servers: on one port the second cannot start."""
+        bot, web = self.bot, self.web
+        if web.enabled and bot.mode == "webhook" and web.port == bot.webhook_port:
+            hosts = {web.host, bot.webhook_host}
+            if len(hosts) == 1 or hosts & {"0.0.0.0", "::", ""}:
+                raise ValueError(
+                    f"[web] port {web.port} is [bot] webhook_port too: the live page and "
+                    "the webhook need a port each (the reverse proxy sends each its path)"
+                )
+        return self
+
+    @model_validator(mode="after")
     def _playable(self) -> Config:
         """The scheme and the casual table sizes must make a game, or the bot won't start."""
         try:
@@ -237,11 +289,24 @@ def load_config(path: Path | None = None, env: dict[str, str] | None = None) -> 
         "MAFIA_WEBHOOK_HOST": "webhook_host",
         "MAFIA_WEBHOOK_PORT": "webhook_port",
         "MAFIA_LOG_FORMAT": "log_format",
+        "MAFIA_TIMEZONE": "timezone",
     }
     for var, key in overrides.items():
         if env.get(var):
             section[key] = env[var]
     data["bot"] = section
+    # The live page, for a container (compose.yaml's page behind Caddy).
+    web = dict(data.get("web", {}))
+    for var, key in {
+        "MAFIA_WEB_ENABLED": "enabled",
+        "MAFIA_WEB_HOST": "host",
+        "MAFIA_WEB_PORT": "port",
+        "MAFIA_WEB_PUBLIC_URL": "public_url",
+    }.items():
+        if env.get(var):
+            web[key] = env[var]
+    if web:
+        data["web"] = web
     if env.get("MAFIA_JUDGES"):
         access = dict(data.get("access", {}))
         access["judges"] = [j for j in re.split(r"[\s,]+", env["MAFIA_JUDGES"]) if j]

@@ -43,7 +43,8 @@ SPOILER = re.compile(r"<tg-spoiler>.*?</tg-spoiler>", re.S)
 CODES_ASKED_FOR = {"host.warn_usage", "common.help_group", "commands.warn"}
 # The verifier (python -m bot verify) and the demo print seeds and hashes to the person
 # who ran them to check exactly those.
-HASHES_ASKED_FOR = ("verify.", "demo.")
+# `python -m bot check` speaks to the person who runs the bot, in its settings' names.
+HASHES_ASKED_FOR = ("verify.", "demo.", "check.")
 
 # Texts answered to a button press: a callback answer holds at most 200 characters.
 CALLBACK_ANSWERS = {
@@ -222,6 +223,10 @@ def samples(lang: str, nick: str, html: bool = True) -> dict[str, object]:
         "voters": ", ".join(str(s) for s in seats),
         "votes": 7,
         "kind": "фото",
+        "version": 8,
+        "old": 3,
+        "folder": "/var/lib/mafia-table",
+        "port": 8443,
         "who": escape_(nick),
         "chat": escape(title),
         "done": 2,

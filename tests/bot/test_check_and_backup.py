@@ -21,7 +21,7 @@ import pytest
 
 from bot.__main__ import main
 from bot.backup import backup
-from bot.check import check
+from bot.check import CONFIG, check
 from bot.sandbox import Sandbox
 from storage.db import Database
 from storage.migrations import MIGRATIONS
@@ -35,9 +35,10 @@ def write_config(folder: Path, bot_section: str, more: str = "") -> Path:
     return path
 
 
-async def run_check(config: Path, **kwargs: bool) -> tuple[int, str]:
+async def run_check(config: Path, lang: str = "en", **kwargs: bool) -> tuple[int, str]:
+    """The check's lines in English (they follow `[bot] language`, Russian by default)."""
     out = io.StringIO()
-    status = await check(config, out, env={}, **kwargs)
+    status = await check(config, out, env={"MAFIA_LANGUAGE": lang}, **kwargs)
     return status, out.getvalue()
 
 
@@ -50,11 +51,13 @@ async def test_a_ready_bot_passes_every_check(tmp_path: Path) -> None:
         assert sandbox.calls("getMe")
     assert status == 0, said
     assert "✗" not in said
-    assert f"schema version {MIGRATIONS[-1].version}, created" in said
+    assert "does not exist yet; the bot creates it at start" in said
+    assert f"(schema version {MIGRATIONS[-1].version})" in said
     assert "@mafia_table_bot" in said
     assert "privacy mode is on" in said  # the sandbox's bot, like a new one, has it on
     assert sandbox.token not in said and "sandbox-token" not in said
-    assert stat.S_IMODE((tmp_path / "mafia.sqlite3").stat().st_mode) == 0o600
+    # Issue 23: the check looks and changes nothing; the start creates the file.
+    assert not (tmp_path / "mafia.sqlite3").exists()
 
 
 async def test_a_webhook_left_set_in_polling_mode_is_reported(tmp_path: Path) -> None:
@@ -85,7 +88,7 @@ async def test_a_revoked_token_is_named_without_a_traceback(tmp_path: Path) -> N
             tmp_path, f'token = "123456:revoked-token"\napi_server = "{sandbox.base_url}"'
         )
         status, said = await run_check(config)
-    assert status == 1
+    assert status == CONFIG  # a start would not mend it: systemd does not retry
     assert "Telegram refuses the token (Unauthorized)" in said
     assert "revoked-token" not in said and "Traceback" not in said
 
@@ -110,7 +113,7 @@ async def test_a_bad_config_is_named_in_plain_words(
     tmp_path: Path, section: str, named: str
 ) -> None:
     status, said = await run_check(write_config(tmp_path, section))
-    assert status == 1
+    assert status == CONFIG
     assert named in said, said
     assert "abcdef" not in said  # not even a mistyped token is repeated
     assert not (tmp_path / "mafia.sqlite3").exists()  # nothing was touched
@@ -119,19 +122,27 @@ async def test_a_bad_config_is_named_in_plain_words(
 async def test_a_database_it_cannot_open_is_named(tmp_path: Path) -> None:
     (tmp_path / "mafia.sqlite3").write_bytes(b"not a database at all" * 100)
     status, said = await run_check(write_config(tmp_path, 'token = "123456:abc"'))
-    assert status == 1
+    assert status == CONFIG
     assert "✗ database:" in said and "file is not a database" in said
     missing = write_config(tmp_path, 'database = "no/such/folder/mafia.sqlite3"')
     status, said = await run_check(missing)
-    assert status == 1 and "does not exist" in said
+    assert status == CONFIG and "does not exist" in said
 
 
-async def test_an_older_database_is_migrated_by_the_check(tmp_path: Path) -> None:
+async def test_an_older_database_is_named_and_left_for_the_start_to_migrate(
+    tmp_path: Path,
+) -> None:
+    """Issue 23: the check says the start will migrate, so that a backup comes first; it
+    migrated the file itself before."""
     database = await Database.open(tmp_path / "mafia.sqlite3", migrations=MIGRATIONS[:1])
     await database.close()
     status, said = await run_check(write_config(tmp_path, ""))
     assert status == 0, said
-    assert "migrated from schema version 1" in said
+    latest = MIGRATIONS[-1].version
+    assert f"(schema version 1); the bot migrates it to version {latest} at start" in said
+    assert "python -m bot backup" in said
+    with sqlite3.connect(tmp_path / "mafia.sqlite3") as connection:
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == 1
 
 
 async def test_no_token_is_the_demo_unless_a_token_is_required(tmp_path: Path) -> None:
@@ -139,7 +150,7 @@ async def test_no_token_is_the_demo_unless_a_token_is_required(tmp_path: Path) -
     status, said = await run_check(config)
     assert status == 0 and "plays the offline sandbox demo" in said
     status, said = await run_check(config, token_required=True)
-    assert status == 1 and "no bot token" in said
+    assert status == CONFIG and "no bot token" in said
 
 
 def test_run_with_a_mistyped_token_says_so_without_a_traceback(tmp_path: Path) -> None:
@@ -151,10 +162,10 @@ def test_run_with_a_mistyped_token_says_so_without_a_traceback(tmp_path: Path) -
         text=True,
         timeout=120,
         cwd=tmp_path,
-        env={**os.environ, "MAFIA_BOT_TOKEN": ""},
+        env={**os.environ, "MAFIA_BOT_TOKEN": "", "MAFIA_LANGUAGE": "en"},
         check=False,
     )
-    assert done.returncode == 2
+    assert done.returncode == CONFIG
     assert "[bot] token: not a bot token" in done.stderr
     assert "Traceback" not in done.stderr + done.stdout
 

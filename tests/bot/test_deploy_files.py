@@ -108,7 +108,8 @@ def test_the_image_runs_as_its_own_user_with_the_database_on_a_volume() -> None:
     assert re.search(r"^USER mafia$", dockerfile, re.M)
     assert 'VOLUME ["/data"]' in dockerfile and "MAFIA_DATABASE=/data/" in dockerfile
     assert "--require-hashes -r requirements.lock" in dockerfile
-    assert "python -m bot check --token-required && exec python -m bot run" in dockerfile
+    # Issue 23: the start checks what no restart mends and waits for Telegram itself.
+    assert "python -m bot check --token-required --offline && exec python -m bot run" in dockerfile
 
 
 def test_compose_has_a_polling_and_a_webhook_profile_with_the_secret() -> None:
@@ -118,12 +119,75 @@ def test_compose_has_a_polling_and_a_webhook_profile_with_the_secret() -> None:
     # A required variable (`:?`) would stop the polling profile too: compose reads them all.
     assert ":?" not in compose
     caddy = (ROOT / "deploy" / "Caddyfile").read_text()
-    assert "X-Telegram-Bot-Api-Secret-Token {$MAFIA_WEBHOOK_SECRET}" in caddy
-    assert "reverse_proxy bot-webhook:8080" in caddy
+    assert "X-Telegram-Bot-Api-Secret-Token {$MAFIA_WEBHOOK_SECRET:unset}" in caddy
+    assert "reverse_proxy bot:8080" in caddy
     # Every variable compose reads from .env is explained in the example.
     example = (ROOT / "deploy" / "env.example").read_text()
     for name in {*re.findall(r"\$\{(\w+)", compose), "MAFIA_WEBHOOK_SECRET", "MAFIA_BOT_TOKEN"}:
         assert re.search(rf"^{name}=", example, re.M), name
+
+
+def _service(compose: str, name: str) -> str:
+    """One service's block of compose.yaml, as written (two-space indented)."""
+    found = re.search(rf"^  {name}:\n((?:    .*\n|\n)+)", compose, re.M)
+    assert found, name
+    return found.group(1)
+
+
+def test_the_live_page_is_served_through_caddy_in_either_profile() -> None:
+    """Issue 23: the page listened on 127.0.0.1 inside the container, nothing set [web]
+    from the environment, and the Caddyfile answered 404 to everything but the webhook."""
+    compose = (ROOT / "compose.yaml").read_text()
+    # The page listens where Caddy reaches it, in both bot services (the anchor's
+    # environment is merged into each, since a service's own `environment` replaces it).
+    assert "MAFIA_WEB_HOST: 0.0.0.0" in compose
+    for name in ("bot", "bot-webhook"):
+        assert "<<: *bot-environment" in _service(compose, name), name
+    assert "aliases: [bot]" in compose
+    caddy_service = _service(compose, "caddy")
+    assert 'profiles: ["webhook", "page"]' in caddy_service
+    # Caddy gets what its Caddyfile reads and nothing more: never the bot's token.
+    assert "env_file" not in caddy_service and "MAFIA_BOT_TOKEN" not in caddy_service
+    caddy = (ROOT / "deploy" / "Caddyfile").read_text()
+    assert "reverse_proxy bot:8081" in caddy
+    routed = re.search(r"@page path (.+)", caddy)
+    assert routed
+    patterns = routed.group(1).split()
+    # Every route bot/web.py serves is one Caddy passes on.
+    web = (ROOT / "bot" / "web.py").read_text()
+    for route in re.findall(r'add_(?:get|post)\("([^"]+)"', web):
+        assert any(
+            route == p or (p.endswith("*") and route.startswith(p[:-1])) for p in patterns
+        ), route
+    # The environment reaches [web] and the time zone.
+    from bot.config import load_config
+
+    config = load_config(
+        None,
+        env={
+            "MAFIA_WEB_ENABLED": "1",
+            "MAFIA_WEB_HOST": "0.0.0.0",
+            "MAFIA_WEB_PORT": "8081",
+            "MAFIA_WEB_PUBLIC_URL": "https://mafia.example.org",
+            "MAFIA_TIMEZONE": "Asia/Yekaterinburg",
+        },
+    )
+    assert config.web.enabled and config.web.host == "0.0.0.0" and config.web.port == 8081
+    assert config.web.base_url == "https://mafia.example.org"
+    assert config.bot.timezone == "Asia/Yekaterinburg"
+    off = load_config(None, env={"MAFIA_WEB_ENABLED": "0"})
+    assert not off.web.enabled
+
+
+def test_the_token_file_is_never_committed() -> None:
+    """compose.yaml's .env holds the token: git must not offer to add it."""
+    ignored = (ROOT / ".gitignore").read_text().splitlines()
+    assert ".env" in ignored
+    if shutil.which("git") and (ROOT / ".git").exists():
+        done = subprocess.run(
+            ["git", "check-ignore", "-q", ".env"], cwd=ROOT, check=False, timeout=30
+        )
+        assert done.returncode == 0
 
 
 def test_the_systemd_unit_restarts_checks_first_and_keeps_the_database_private() -> None:
@@ -131,7 +195,17 @@ def test_the_systemd_unit_restarts_checks_first_and_keeps_the_database_private()
     assert "Restart=on-failure" in unit
     assert "StateDirectoryMode=0700" in unit and "UMask=0077" in unit
     assert "ExecStartPre=/opt/mafia-table/.venv/bin/python -m bot check" in unit
-    assert "MAFIA_DATABASE=/var/lib/mafia-table/" in unit
+    # Issue 23: the database's path is the config's alone, which the nightly backup reads
+    # too; the unit's own MAFIA_DATABASE made the cron line back up another file.
+    assert "MAFIA_DATABASE" not in unit
+    assert "Environment=MAFIA_CONFIG=/etc/mafia-table/config.toml" in unit
+    assert 'database = "/var/lib/mafia-table/mafia.sqlite3"' in unit
+    # A configuration error is not retried; a network still coming up is waited for.
+    assert "RestartPreventExitStatus=78" in unit
+    assert "check --token-required --offline" in unit
+    # Every step of the set-up is in the header: user, checkout, .venv, config 0640.
+    for step in ("useradd", "make install", "-m 0640", "systemctl enable"):
+        assert step in unit, step
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")
