@@ -1,5 +1,6 @@
 """`python -m bot run` runs the bot; `python -m bot check` says whether it can;
-`python -m bot backup PATH` copies the database while it runs; `python -m bot demo` plays
+`python -m bot backup PATH` copies the database while it runs; `python -m bot restore
+FILE` puts a copy back while it is stopped; `python -m bot demo` plays
 an offline sandbox game; `python -m bot verify` recomputes the draws of a finished game
 from its seed (S3)."""
 
@@ -48,6 +49,14 @@ def main(argv: list[str] | None = None) -> int:
     backup_parser.add_argument(
         "path", help="the new file, or a folder to put it in (made if the path ends with /)"
     )
+    restore_parser = sub.add_parser(
+        "restore",
+        help="put a backup in the database's place (README, Backups); the bot must be stopped",
+        description="Refuses while a bot runs on the database. Checks the backup, keeps the "
+        "current database aside under a dated name, puts the copy in its place (owned like "
+        "its folder, mode 0600) and migrates it to the current schema.",
+    )
+    restore_parser.add_argument("file", type=Path, help="the backup to restore")
     demo = sub.add_parser("demo", help="play a whole game in the offline sandbox")
     demo.add_argument("--players", type=int, default=12)
     demo.add_argument("--seed", type=int, default=1)
@@ -101,6 +110,11 @@ def main(argv: list[str] | None = None) -> int:
         from bot.backup import backup
 
         return backup(config.database_path, args.path, sys.stdout)
+
+    if args.command == "restore":
+        from bot.restore import restore
+
+        return restore(config.database_path, args.file, sys.stdout)
 
     from bot.logs import setup_logging
 

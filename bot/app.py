@@ -31,6 +31,7 @@ from bot.clock import Clock, Timers
 from bot.config import Config
 from bot.i18n import LANGUAGES, Texts
 from bot.longtext import LongMessages
+from bot.restore import RunLock
 from bot.rules.settings import GameSettings
 from bot.sender import Sender
 from bot.service import LOBBY_IDLE_SECONDS, GameService
@@ -219,18 +220,31 @@ async def set_command_menus(bot: Bot, texts: Texts) -> None:
 
 async def run_bot(config: Config) -> None:
     """Long polling (or a webhook, as the config says) against the configured Bot API."""
-    from bot.clock import SchedulerTimers, WallClock
-
     assert config.bot.token is not None
     log.info("Mafia Table %s, database %s", __version__, config.database_path.resolve())
     timings.serve(asyncio.get_running_loop())  # MAFIA_TIMINGS=1: make bench asks for them
     texts = Texts(config.bot.language)
-    bot = make_bot(config.bot.token.get_secret_value(), config.bot.api_server)
+    # One bot a database: a second one would answer every update twice, and a restore
+    # must not pull the file from under a running bot (bot/restore.py).
+    running = RunLock(config.database_path)
+    if not running.acquire():
+        raise StartRefused(texts(config.bot.language, "check.running", path=config.database_path))
     try:
-        await reach_telegram(bot, texts, config.bot.language)
-    except BaseException:
-        await bot.session.close()
-        raise
+        bot = make_bot(config.bot.token.get_secret_value(), config.bot.api_server)
+        try:
+            await reach_telegram(bot, texts, config.bot.language)
+        except BaseException:
+            await bot.session.close()
+            raise
+        await _run(bot, config, texts)
+    finally:
+        running.release()
+
+
+async def _run(bot: Bot, config: Config, texts: Texts) -> None:
+    from bot.clock import SchedulerTimers, WallClock
+
+    assert config.bot.token is not None
     database = await Database.open(config.database_path, synchronous=config.bot.synchronous)
     timers = SchedulerTimers()
     token = config.bot.token.get_secret_value()

@@ -76,7 +76,7 @@ def backup(database: Path, target: Path | str, out: TextIO, now: float | None = 
     finally:
         partial.unlink(missing_ok=True)
     size = target.stat().st_size
-    games, tournaments = _holds(target)
+    games, tournaments = holds(target)
     print(
         f"✓ {database} backed up to {target} ({size:,} bytes; "
         f"{games} games, {tournaments} tournaments)",
@@ -106,7 +106,8 @@ def _open_to_others(folder: Path) -> bool:
     return bool(mode & (stat.S_IWGRP | stat.S_IWOTH)) and not mode & stat.S_ISVTX
 
 
-def _holds(copy: Path) -> tuple[int, int]:
+def holds(copy: Path) -> tuple[int, int]:
+    """How many games and tournaments a database (or a copy of one) holds."""
     with contextlib.closing(sqlite3.connect(f"{copy.resolve().as_uri()}?mode=ro", uri=True)) as db:
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
         games = db.execute("SELECT count(*) FROM games").fetchone()[0] if "games" in tables else 0

@@ -12,6 +12,7 @@ import io
 import logging
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +26,7 @@ from bot.app import StartRefused, make_bot, reach_telegram
 from bot.check import CONFIG, PROBLEM, check
 from bot.config import load_config
 from bot.i18n import Texts
+from bot.restore import RunLock, restore
 from bot.sandbox import Sandbox
 from storage.db import Database
 from storage.migrations import MIGRATIONS
@@ -296,3 +298,79 @@ def test_the_release_is_named_in_one_voice() -> None:
     assert MIGRATIONS[-1].version == int(
         re.search(r"migrated to schema version (\d+)", changelog).group(1)  # type: ignore[union-attr]
     )
+
+
+# --- restore --------------------------------------------------------------------------
+
+
+async def _a_database_with_a_game(path: Path, migrations: int | None = None) -> None:
+    chosen = MIGRATIONS if migrations is None else MIGRATIONS[:migrations]
+    opened = await Database.open(path, migrations=chosen)
+    await opened.close()
+
+
+def test_restore_puts_a_backup_in_place_keeps_the_old_aside_and_migrates(tmp_path: Path) -> None:
+    """Issue 23: the README's restore steps as one command."""
+    data = tmp_path / "data"
+    data.mkdir(mode=0o700)
+    database = data / "mafia.sqlite3"
+    asyncio.run(_a_database_with_a_game(database))
+    old = tmp_path / "old.sqlite3"
+    asyncio.run(_a_database_with_a_game(old, migrations=1))  # a backup of an older version
+    config = write_config(tmp_path, f'database = "{database}"')
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = main(["--config", str(config), "restore", str(old)])
+    said = out.getvalue()
+    assert status == 0, said
+    latest = MIGRATIONS[-1].version
+    assert f"migrated from 1 to {latest}" in said
+    kept = list(data.glob("mafia.sqlite3.before-restore-*"))
+    assert kept and "kept aside" in said
+    assert (database.stat().st_mode & 0o777) == 0o600
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == latest
+
+
+def test_restore_refuses_a_running_bots_database_and_what_is_not_a_backup(
+    tmp_path: Path,
+) -> None:
+    database = tmp_path / "mafia.sqlite3"
+    asyncio.run(_a_database_with_a_game(database))
+    backup_file = tmp_path / "copy.sqlite3"
+    asyncio.run(_a_database_with_a_game(backup_file))
+    before = database.read_bytes()
+    with RunLock(database) as lock:  # what a running bot holds
+        assert lock.acquire()
+        out = io.StringIO()
+        assert restore(database, backup_file, out) == 1
+        assert "a bot is running" in out.getvalue()
+        # A second bot on the same database is refused at start.
+        assert not RunLock(database).acquire()
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_bytes(b"not a database" * 100)
+    out = io.StringIO()
+    assert restore(database, junk, out) == 1
+    assert "cannot be restored" in out.getvalue()
+    assert database.read_bytes() == before  # nothing was touched
+    assert not list(tmp_path.glob("*.before-restore-*"))
+
+
+async def test_a_second_bot_on_the_same_database_is_refused(tmp_path: Path) -> None:
+    from bot.app import run_bot
+    from bot.config import Config
+
+    database = tmp_path / "mafia.sqlite3"
+    config = Config.model_validate(
+        {
+            "bot": {
+                "token": "123456:abc",
+                "api_server": "http://127.0.0.1:9",
+                "database": str(database),
+            }
+        }
+    )
+    with RunLock(database) as lock:
+        assert lock.acquire()
+        with pytest.raises(StartRefused, match="уже работает бот"):
+            await run_bot(config)
