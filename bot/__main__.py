@@ -62,6 +62,12 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--seed", type=int, default=1)
     demo.add_argument("--lang", choices=("ru", "en"), default=None)
     demo.add_argument(
+        "--web",
+        action="store_true",
+        help="with --scenario tournament: serve the live page (on [web] host and port) "
+        "while the demo plays, and after it until Ctrl-C",
+    )
+    demo.add_argument(
         "--scenario",
         choices=("game", "host", "lot", "tie", "sanction", "tournament"),
         default="game",
@@ -161,7 +167,13 @@ def main(argv: list[str] | None = None) -> int:
         if scenario == "tournament" and players < SMALLEST_TOURNAMENT:
             demo.error(f"a tournament table seats {SMALLEST_TOURNAMENT} players or more (T1)")
     logging.getLogger().setLevel(logging.WARNING)
-    return asyncio.run(play_demo(config, players, seed, lang, sys.stdout, scenario))
+    web = args.command == "demo" and args.web
+    if web and scenario != "tournament":
+        demo.error("--web shows a tournament's page: add --scenario tournament")
+    try:
+        return asyncio.run(play_demo(config, players, seed, lang, sys.stdout, scenario, web=web))
+    except KeyboardInterrupt:
+        return 0
 
 
 def _verify(args: argparse.Namespace, config: Config) -> int:

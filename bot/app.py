@@ -50,6 +50,7 @@ from handlers.middleware import (
 )
 from storage.db import Database
 from storage.repositories import Repositories
+from storage.secrets import PAGE_KEY
 
 log = logging.getLogger(__name__)
 
@@ -248,7 +249,12 @@ async def _run(bot: Bot, config: Config, texts: Texts) -> None:
     database = await Database.open(config.database_path, synchronous=config.bot.synchronous)
     timers = SchedulerTimers()
     token = config.bot.token.get_secret_value()
-    pages = PageLinks(config.web.base_url, token) if config.web.enabled else None
+    pages = None
+    if config.web.enabled:
+        # The page's addresses come from the database's own key, not the token: a revoked
+        # token leaves every page's address as it was.
+        key = await Repositories.of(database).secrets.get_or_make(PAGE_KEY)
+        pages = PageLinks(config.web.base_url, key)
     app = await build_app(
         bot,
         database,

@@ -658,12 +658,19 @@ async def play(table: Table, crowd: Crowd, max_steps: int = 20_000) -> GameState
 
 
 async def play_demo(
-    config: Config, players: int, seed: int, lang: str, out: TextIO, scenario: str = "game"
+    config: Config,
+    players: int,
+    seed: int,
+    lang: str,
+    out: TextIO,
+    scenario: str = "game",
+    *,
+    web: bool = False,
 ) -> int:
     from bot.scenarios import Scripted, play_tournament
 
     if scenario == "tournament":
-        return await play_tournament(config, players, seed, lang, out)
+        return await play_tournament(config, players, seed, lang, out, web=web)
     settings = config.casual_settings()
     async with open_table(
         players,

@@ -18,10 +18,14 @@ Each is deterministic for a seed, like the plain demo.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TextIO
+
+from aiohttp import web
 
 from bot.config import Config
 from bot.demo import RIGHTS, SPEECHES, Crowd, Table, open_table, play
@@ -31,6 +35,8 @@ from bot.rules.sanctions import VCode
 from bot.rules.state import GameState
 from bot.sandbox import PrivateChat, SimGroup, SimUser
 from bot.tournament.settings import TournamentSettings
+from bot.web import PageLinks, TournamentPages, serve_pages
+from storage.secrets import PAGE_KEY
 from storage.tournaments import TournamentStatus
 
 SCENARIOS = ("game", "host", "lot", "tie", "sanction", "tournament")
@@ -181,7 +187,16 @@ async def _say(table: Table, who: SimUser, chat: SimGroup | PrivateChat, text: s
     await table.settle()
 
 
-async def play_tournament(config: Config, players: int, seed: int, lang: str, out: TextIO) -> int:
+async def play_tournament(
+    config: Config,
+    players: int,
+    seed: int,
+    lang: str,
+    out: TextIO,
+    *,
+    web: bool = False,
+    linger: Callable[[str], Awaitable[object]] | None = None,
+) -> int:
     """A tournament of one tour, as a club runs it (PRODUCT, "A tournament").
 
     The Judge (a server's only `[access] judges`) creates it and shares the registration
@@ -201,6 +216,9 @@ async def play_tournament(config: Config, players: int, seed: int, lang: str, ou
     ) as table:
         judge, host = table.judge, table.host
         assert judge is not None
+        page = None
+        if web:
+            page = await _serve_the_page(table, config)
         await judge.start_bot()
         await host.start_bot()  # so the bot knows the Host's @username, and can write to the Host
         await table.settle()
@@ -218,6 +236,10 @@ async def play_tournament(config: Config, players: int, seed: int, lang: str, ou
         await _say(table, judge, judge.private, "/groups confirm")
         tournaments = table.app.dispatcher["tournaments"]
         tournament = await tournaments.judged_by(judge.id)
+        address = ""
+        if page is not None:
+            address = page.links.url(tournament)
+            print(table.texts(lang, "demo.web", url=address), file=out, flush=True)
         groups = await table.app.service.repos.tours.groups(tournament.tournament_id, 1)
         for number, group in enumerate(groups):
             await _play_table(table, group.code, random.Random(f"{seed}:{number}"), lang)
@@ -239,7 +261,39 @@ async def play_tournament(config: Config, players: int, seed: int, lang: str, ou
             )
             + "\n"
         )
+        if page is not None:
+            out.write(table.texts(lang, "demo.web_stays", url=address) + "\n")
+            out.flush()
+            try:
+                await (linger or _until_interrupted)(address)
+            finally:
+                await page.runner.cleanup()
     return 0
+
+
+@dataclass
+class _Page:
+    links: PageLinks
+    runner: web.AppRunner
+
+
+async def _serve_the_page(table: Table, config: Config) -> _Page:
+    """The live page of the demo's tournament, on `[web]`'s host and port (8081 by default),
+    as a club would see it before it has a token (issue 23)."""
+    key = await table.app.service.repos.secrets.get_or_make(PAGE_KEY)
+    host, port = config.web.host, config.web.port
+    links = PageLinks(f"http://{host}:{port}", key)
+    table.pages = links
+    await table.restart()  # the bot gives the page's address in /standings from now on
+    pages = TournamentPages(
+        table.app.dispatcher["tournaments"], links, table.sandbox.token, table.texts
+    )
+    runner = await serve_pages(pages, host, port)
+    return _Page(links, runner)
+
+
+async def _until_interrupted(address: str) -> None:
+    await asyncio.Event().wait()  # Ctrl-C ends it
 
 
 async def _play_table(table: Table, code: str, rng: random.Random, lang: str) -> None:

@@ -20,6 +20,7 @@ import hmac
 import re
 import socket
 import time
+from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -27,6 +28,8 @@ from typing import Any
 from aiohttp import web
 
 from bot.i18n import LANGUAGES, Texts
+from bot.render import _clock_time, _zone_name
+from bot.rules.events import Phase
 from bot.rules.sanctions import Penalty
 from bot.service import GameService
 from bot.tournament.natural import natural_key
@@ -176,15 +179,28 @@ class TournamentPages:
         tours: dict[int, list[dict[str, Any]]] = {}
         for group in await self.games.repos.tours.groups(tid):
             tours.setdefault(group.tour, []).append(await self.table_view(group, nicks, lang))
+        shared = Counter(r.place for r in rows if r.place is not None)
+        finished = tournament.status.value == "finished"
         return {
             "name": tournament.name,
-            "finished": tournament.status.value == "finished",
+            "finished": finished,
+            # The page's own clock line, in the tournament's time zone and the page's
+            # language, not the browser's (a projector's laptop may be set to anything).
+            "updated": self._clock_line(lang),
             "labels": {key: t(lang, f"web.{key}") for key in _LABELS},
+            # T5: the prize places once the Judge has finished the tournament.
+            "podium": [
+                {"place": shown_place(r.place, shared[r.place]), "nick": r.nick}
+                for r in rows
+                if finished and r.place is not None and r.place <= 3
+            ],
             "standings": [
                 {
                     "place": r.place,
+                    # A shared place as people write it: "1–6".
+                    "shown": shown_place(r.place, shared[r.place]) if r.place else None,
                     "nick": r.nick,
-                    "points": format_tenths(r.total_tenths),
+                    "points": points(r.total_tenths, lang),
                     "games": r.games,
                     "wins": r.wins,
                     # Why an unplaced player is out (RULES V, T5); None for the placed.
@@ -220,7 +236,14 @@ class TournamentPages:
                 "number": game.game_id,
                 "phase": t(lang, "web.lobby"),
                 "seats": [
-                    {"seat": None, "nick": nicks.get(u, ""), "in": u in joined, "warnings": 0}
+                    # Not yet come is waiting, not out: nobody has left a game not begun.
+                    {
+                        "seat": None,
+                        "nick": nicks.get(u, ""),
+                        "in": u in joined,
+                        "waiting": u not in joined,
+                        "warnings": 0,
+                    }
                     for u in sorted(group.players, key=lambda u: natural_key(nicks.get(u, "")))
                 ],
             }
@@ -251,6 +274,12 @@ class TournamentPages:
             "phase": t(lang, f"phase.{state.phase.value}"),
             "paused": state.paused,
             "speaker": state.speaker if state.in_speech else None,
+            # Who is nominated, as the group was told at each nomination (D4), and the
+            # leaders in their defence and the vote; never a vote before it closes.
+            "nominated": list(dict.fromkeys(state.nominations.values()))
+            if state.phase in _NOMINATING
+            else [],
+            "leaders": list(state.leaders) if state.phase in _DEFENDING else [],
             "seconds": None if seconds is None else round(seconds),
             "result": result,
             "seats": [
@@ -266,6 +295,26 @@ class TournamentPages:
         }
         return view
 
+    def _clock_line(self, lang: str) -> str:
+        now = self.games.clock.now()
+        zone = self.games.timezone
+        return f"{_clock_time(now, zone)} {_zone_name(now, zone, lang)}"
+
+
+def shown_place(place: int, sharing: int) -> str:
+    """A place as a standings sheet writes it: 3, or "1–6" when six share it (T5)."""
+    return str(place) if sharing <= 1 else f"{place}–{place + sharing - 1}"
+
+
+def points(tenths: int, lang: str) -> str:
+    """Points with the decimal mark of the page's language: 2,4 in Russian, 2.4 in English."""
+    shown = format_tenths(tenths)
+    return shown.replace(".", ",") if lang == "ru" else shown
+
+
+# The phases in which the table's nominations are news, and those with leaders.
+_NOMINATING = frozenset({Phase.ROUND_2, Phase.DEFENCE, Phase.VOTE})
+_DEFENDING = frozenset({Phase.DEFENCE, Phase.VOTE})
 
 # The page's words, each `web.<key>` in the locales.
 _LABELS = (
@@ -290,6 +339,10 @@ _LABELS = (
     "you",
     "updated",
     "offline",
+    "nominated",
+    "leaders",
+    "podium",
+    "waiting_seat",
 )
 
 

@@ -335,6 +335,16 @@ _SCHEMA_8 = """
 ALTER TABLE games ADD COLUMN scoring_json TEXT;
 """
 
+_SCHEMA_9 = """
+-- The bot's own secrets, made once and kept with the data they protect (a backup restored
+-- elsewhere keeps them): the live page's key, so that a revoked bot token does not change
+-- every page's address.
+CREATE TABLE bot_secrets (
+    name  TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) STRICT;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -352,6 +362,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "the Host's private panel message of each game", _SCHEMA_6),
     Migration(7, "the journal of tours cancelled, redrawn, forced, finished, reopened", _SCHEMA_7),
     Migration(8, "the scoring scheme a tournament game is played under (T3, T4)", _SCHEMA_8),
+    Migration(9, "the bot's own secrets: the live page's key", _SCHEMA_9),
 )
 """Every migration, in order; the last one's version is the schema version of this code."""
 

@@ -11,6 +11,7 @@ from storage.games import GameRepository, LobbyRepository
 from storage.outbox import OutboxRepository
 from storage.panels import PanelRepository
 from storage.protocol import ProtocolRepository
+from storage.secrets import SecretRepository
 from storage.tournaments import TournamentRepository
 from storage.tours import TourRepository
 from storage.updates import ProcessedRepository
@@ -33,6 +34,7 @@ class Repositories:
     outbox: OutboxRepository
     panels: PanelRepository
     processed: ProcessedRepository
+    secrets: SecretRepository
     tournaments: TournamentRepository
     tours: TourRepository
 
@@ -53,6 +55,7 @@ class Repositories:
             outbox=OutboxRepository(database),
             panels=PanelRepository(database),
             processed=ProcessedRepository(database),
+            secrets=SecretRepository(database),
             tournaments=TournamentRepository(database),
             tours=TourRepository(database),
         )

@@ -4,7 +4,12 @@
 (function () {
   const EVERY_MS = 2000;
   const base = location.pathname.replace(/[^/]*$/, "");
-  const lang = new URLSearchParams(location.search).get("lang");
+  const query = new URLSearchParams(location.search);
+  const lang = query.get("lang");
+  // ?view=screen: for a projector or a TV in the hall; the tables of the current tour
+  // first, large, the standings beside them, the prize winners once it is finished.
+  const screen = query.get("view") === "screen";
+  if (screen) document.body.classList.add("screen");
   const live = base + "live.json" + (lang ? "?lang=" + encodeURIComponent(lang) : "");
   let myRow = null;
   let labels = {};
@@ -48,7 +53,7 @@
     const body = document.querySelector("#standings tbody");
     body.replaceChildren(...data.standings.map((r, i) => {
       const nick = r.out ? r.nick + " (" + r.out + ")" : r.nick;  // why they are out
-      const tr = row([[r.place === null ? labels.out : r.place, "n"], [nick],
+      const tr = row([[r.place === null ? labels.out : r.shown, "n"], [nick],
                       [r.points, "n"], [r.games, "n"], [r.wins, "n"]], i === myRow ? "you" : "");
       if (i === myRow) tr.cells[1].textContent = nick + " — " + labels.you;
       return tr;
@@ -67,15 +72,30 @@
     }
     let phase = "#" + g.number + " · " + (g.day ? labels.day + " " + g.day + " · " : "") + g.phase;
     if (g.paused) phase += " · " + labels.paused;
-    if (g.seconds !== null && g.seconds !== undefined) phase += " · " + g.seconds + " " + labels.seconds;
+    const timed = g.seconds !== null && g.seconds !== undefined;
+    if (timed && !screen) phase += " · " + g.seconds + " " + labels.seconds;
     if (g.result) phase += " · " + g.result;
     box.appendChild(el("p", phase, "phase"));
+    if (screen && (g.speaker || timed)) {
+      // The hall reads the speaker and the clock from across the room.
+      const now = el("p", null, "now");
+      const who = g.seats.find((s) => s.seat === g.speaker);
+      if (who) now.appendChild(el("span", "▸ " + who.seat + " · " + who.nick, "who"));
+      if (timed) now.appendChild(el("span", g.seconds + " " + labels.seconds, "clock"));
+      box.appendChild(now);
+    }
+    if (g.leaders && g.leaders.length) {
+      box.appendChild(el("p", labels.leaders + ": " + g.leaders.join(", "), "nominated"));
+    } else if (g.nominated && g.nominated.length) {
+      box.appendChild(el("p", labels.nominated + ": " + g.nominated.join(", "), "nominated"));
+    }
     const seats = el("table");
     for (const s of g.seats) {
-      let cls = s.in ? "" : "out";
+      // A player not yet come to the table is awaited, not struck out like one who left.
+      let cls = s.waiting ? "waiting" : (s.in ? "" : "out");
       if (s.seat !== null && s.seat === g.speaker) cls += " speaker";
       const warn = s.warnings ? "⚠".repeat(Math.min(s.warnings, 4)) : "";
-      const state = s.seat === null ? (s.in ? labels.joined : "") : (s.left || "");
+      const state = s.seat === null ? (s.in ? labels.joined : labels.waiting_seat) : (s.left || "");
       seats.appendChild(row([[s.seat === null ? "·" : s.seat, "n seat"], [s.nick],
                              [state, "left"], [warn, "warn"]], cls.trim()));
     }
@@ -83,9 +103,20 @@
     return box;
   }
 
+  function podium(data) {
+    const box = document.getElementById("podium");
+    box.hidden = !data.podium.length;
+    if (!data.podium.length) return box.replaceChildren();
+    const list = el("ol");
+    for (const p of data.podium) list.appendChild(el("li", p.place + ". " + p.nick, "place-" + p.place.split("–")[0]));
+    box.replaceChildren(el("h2", labels.podium), list);
+  }
+
   function tours(data) {
     const holder = document.getElementById("tours");
-    holder.replaceChildren(...data.tours.map((tour) => {
+    // The screen shows the tour being played; a phone scrolls through all of them.
+    const shown = screen ? data.tours.slice(-1) : data.tours;
+    holder.replaceChildren(...shown.map((tour) => {
       const part = el("section");
       part.appendChild(el("h2", tour.title));
       const grid = el("div", null, "tables");
@@ -104,10 +135,11 @@
       labels = data.labels;
       document.title = data.name + " · " + labels.title;
       document.getElementById("name").textContent = data.name;
+      podium(data);
       standings(data);
       tours(data);
-      document.getElementById("state").textContent =
-        labels.updated + " " + new Date().toLocaleTimeString();
+      // The tournament's clock in the page's language, not the browser's locale.
+      document.getElementById("state").textContent = labels.updated + " " + data.updated;
       document.body.dataset.loaded = "1";
     } catch (e) {
       document.getElementById("state").textContent = labels.offline || "…";

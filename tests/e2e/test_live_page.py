@@ -11,14 +11,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import io
 import json
 import random
 import re
 import shutil
 import socket
+import sqlite3
 import tempfile
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -352,8 +355,157 @@ async def test_make_run_serves_the_page_and_says_where(
                     await asyncio.sleep(0.05)
             [[button]] = answers[0].buttons()
             assert button.web_app is not None and button.web_app.startswith(f"{PUBLIC}/t/1/")
+            # Issue 23: the address comes from the database's own key, not the token, so
+            # a revoked token leaves every page's address as it was.
+            with contextlib.closing(sqlite3.connect(tmp_path / "mafia.sqlite3")) as db:
+                [(key,)] = db.execute("SELECT value FROM bot_secrets WHERE name = 'page_key'")
+                [(reg_token,)] = db.execute("SELECT reg_token FROM tournaments")
+            cup = SimpleNamespace(tournament_id=1, reg_token=reg_token)
+            token = button.web_app.split("/t/1/")[1].split("/")[0]
+            assert PageLinks(PUBLIC, key).token(cup) == token  # type: ignore[arg-type]
+            assert PageLinks(PUBLIC, sandbox.token).token(cup) != token  # type: ignore[arg-type]
         finally:
             running.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await running
             gc.unfreeze()  # run_bot froze the start-up heap: give this process's back
+
+
+async def test_the_screen_view_shows_the_hall_the_tour_and_awaits_who_has_not_come(
+    served: tuple[Table, PageLinks, str], browser: Any
+) -> None:
+    """Issue 23 §4: `?view=screen` for a projector. The tables first (the speaker and the
+    clock large), the standings beside; a player not yet at the table is awaited, not
+    struck out like one who left. Screenshots of the phone, desktop and screen views."""
+    table, links, base = served
+    await register_all(table, table.people)
+    code = await start_tour(table, deal=False)
+    lobby = table.group.visible_messages()[-1]
+    for person in table.people[:9]:  # three have not come yet
+        await person.press(lobby, "I'm here")
+        await table.settle()
+    tournament = await table.app.service.repos.tournaments.get(1)
+    assert tournament is not None
+    url = local(links.url(tournament), base)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    await in_browser(lambda: browser.set_window_size(1920, 1080))
+    await in_browser(lambda: browser.get(url + "?view=screen"))
+    await until(browser, "return document.body.dataset.loaded", bool)
+    assert await in_browser(lambda: browser.execute_script("return document.body.className"))
+    rows = "return [...document.querySelectorAll('.table tr')].map(r => r.className)"
+    classes = await until(browser, rows, lambda v: len(v) == 12)
+    assert classes.count("waiting") == 3 and "out" not in classes
+    await in_browser(lambda: browser.save_screenshot(str(SCREENSHOTS / "screen-lobby.png")))
+
+    for person in table.people[9:]:
+        await person.press(lobby, "I'm here")
+        await table.settle()
+    await table.host.send(table.group, "/begin")
+    await table.settle()
+    state = await table.wait_for(lambda s: s.phase is Phase.ROUND_1)
+    # The hall reads the speaker and the time left from across the room.
+    speaker = "return document.querySelector('.now .who')?.textContent"
+    who = await until(browser, speaker, bool)
+    assert who.startswith(f"▸ {state.speaker} · ")
+    clock = "return document.querySelector('.now .clock')?.textContent"
+    assert "s left" in await until(browser, clock, bool)
+    layout = (
+        "const t = document.getElementById('tours').getBoundingClientRect();"
+        "const s = document.getElementById('standings-box').getBoundingClientRect();"
+        "return [t.left, s.left, t.top, s.top];"
+    )
+    tours_left, standings_left, tours_top, standings_top = await in_browser(
+        lambda: browser.execute_script(layout)
+    )
+    assert tours_left < standings_left and abs(tours_top - standings_top) < 5  # side by side
+    assert code in await in_browser(lambda: browser.find_element("css selector", "body").text)
+    # The page's clock line is the tournament's, in its zone: not the browser's locale.
+    updated = await in_browser(
+        lambda: browser.execute_script("return document.getElementById('state').textContent")
+    )
+    assert re.fullmatch(r"Updated at \d\d:\d\d:\d\d MSK", updated), updated
+    shots = {
+        "screen": (1920, 1080, "?view=screen"),
+        "desktop": (1280, 900, ""),
+        "phone": (390, 844, ""),
+    }
+    for name, (width, height, query) in shots.items():
+        await in_browser(lambda w=width, h=height: browser.set_window_size(w, h))
+        await in_browser(lambda q=query: browser.get(url + q))
+        await until(browser, "return document.body.dataset.loaded", bool)
+        shot = SCREENSHOTS / f"live-{name}.png"
+        await in_browser(lambda s=shot: browser.save_screenshot(str(s)))
+        assert shot.stat().st_size > 10_000
+
+
+async def test_the_demo_tournament_serves_its_page_to_the_podium(tmp_path: Path) -> None:
+    """Issue 23 §4: a club sees the page before it has a token: `demo --scenario
+    tournament --web` serves it while the demo plays and prints its address. The
+    finished tournament shows its prize winners, shared places as "1–6", points with a
+    decimal comma in Russian."""
+    from bot.scenarios import play_tournament
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = Config.model_validate({"web": {"port": port}})
+    seen: dict[str, Any] = {}
+
+    async def look(address: str) -> None:
+        async with aiohttp.ClientSession() as http:
+            async with http.get(address + "live.json") as answer:
+                seen["ru"] = await answer.json()
+            async with http.get(address + "live.json?lang=en") as answer:
+                seen["en"] = await answer.json()
+            async with http.get(address + "?view=screen") as answer:
+                seen["page"] = answer.status
+
+    out = io.StringIO()
+    assert await play_tournament(config, 12, 3, "ru", out, web=True, linger=look) == 0
+    said = out.getvalue()
+    [address] = set(re.findall(rf"http://127\.0\.0\.1:{port}/t/1/[\w-]+/", said))
+    assert "?view=screen" in said and "Ctrl-C" in said
+    assert seen["page"] == 200
+    ru, en = seen["ru"], seen["en"]
+    assert ru["finished"] and ru["podium"], ru
+    placed = [r for r in ru["standings"] if r["place"] is not None]
+    for row in placed:
+        sharing = sum(1 for r in placed if r["place"] == row["place"])
+        expected = (
+            str(row["place"]) if sharing == 1 else f"{row['place']}–{row['place'] + sharing - 1}"
+        )
+        assert row["shown"] == expected
+    assert all("," in r["points"] and "." not in r["points"] for r in ru["standings"])
+    assert all("." in r["points"] for r in en["standings"])
+    assert {p["nick"] for p in ru["podium"]} == {r["nick"] for r in placed if r["place"] <= 3}
+    assert ru["updated"].endswith("МСК")
+    assert address
+
+
+async def test_the_finished_demo_tournament_on_a_screen_and_a_desktop(browser: Any) -> None:
+    """The README's pictures (docs/live-*.png are copies of these): the demo's Russian
+    tournament once finished, its prize winners on top."""
+    from bot.scenarios import play_tournament
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = Config.model_validate({"web": {"port": port}})
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    async def look(address: str) -> None:
+        for name, (width, height, query) in {
+            "finished-screen": (1920, 1080, "?view=screen"),
+            "finished-desktop": (1100, 1400, ""),
+        }.items():
+            await in_browser(lambda w=width, h=height: browser.set_window_size(w, h))
+            await in_browser(lambda q=query: browser.get(address + q))
+            await until(browser, "return document.body.dataset.loaded", bool)
+            podium = "return document.querySelectorAll('#podium li').length"
+            assert await until(browser, podium, lambda n: n >= 3)
+            shot = SCREENSHOTS / f"live-{name}.png"
+            await in_browser(lambda s=shot: browser.save_screenshot(str(s)))
+            assert shot.stat().st_size > 10_000
+
+    assert await play_tournament(config, 14, 5, "ru", io.StringIO(), web=True, linger=look) == 0
