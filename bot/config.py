@@ -56,7 +56,7 @@ class BotSection(_Strict):
     timezone: str = "Europe/Moscow"
     database: str = "mafia.sqlite3"
     # SQLite's synchronous pragma: "full" keeps every acknowledged action through a power
-    # loss; "normal" may lose the last ones, for a little less CPU (README, "How fast").
+    # loss; "normal" may lose the last ones, for a little less CPU (docs/developers.md, "How fast").
     synchronous: Literal["full", "normal"] = "full"
     # Telegram's flood windows (20 messages a minute to a group...) are multiplied by
     # this. Leave it at 1; a test server running games with scaled-down timers scales it.

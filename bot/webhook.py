@@ -44,7 +44,7 @@ LOGGED_SOURCES = 1024
 # How many updates Telegram may have on their way to us at once (setWebhook's
 # max_connections; Telegram's default, said here on purpose). A connection is held only
 # until its update is decided, about 10 ms (75 ms at the 99th percentile under 400
-# games' load, README "How fast"), so 40 carry several hundred updates a second, more
+# games' load, docs/developers.md, "How fast"), so 40 carry several hundred updates a second, more
 # than the 30 messages a second Telegram lets a bot send: a burst of sixteen votes never
 # waits for a connection. More would only let a flood in faster.
 WEBHOOK_CONNECTIONS = 40
