@@ -30,20 +30,9 @@ from bot.restore import RunLock, restore
 from bot.sandbox import Sandbox
 from storage.db import Database
 from storage.migrations import MIGRATIONS
+from tests.bot.test_check_and_backup import run_check, write_config
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def write_config(folder: Path, bot_section: str, more: str = "") -> Path:
-    path = folder / "config.toml"
-    path.write_text(f"[bot]\n{bot_section}\n{more}", encoding="utf-8")
-    return path
-
-
-async def run_check(config: Path, lang: str = "en", **kwargs: bool) -> tuple[int, str]:
-    out = io.StringIO()
-    status = await check(config, out, env={"MAFIA_LANGUAGE": lang}, **kwargs)
-    return status, out.getvalue()
 
 
 @pytest.mark.parametrize(
