@@ -657,23 +657,23 @@ class GameService:
     # --- actions --------------------------------------------------------------------
 
     async def act(
-        self, game_id: int, action: Action, also: Also | None = None, step: int | None = None
+        self, game_id: int, action: Action, also: Also | None = None
     ) -> tuple[GameState, list[Event]]:
         """Apply an action; RuleError propagates with nothing changed.
 
         `also` writes what must stand or fall with the action (a ban request with its
-        sanction), in the action's own transaction, given the new state. With `step`, the
-        action is for that step only (a button made for it): later, it is stale.
+        sanction), in the action's own transaction, given the new state. An action that
+        carries a step (a button made for it) meets the state inside the lock: at a later
+        step the engine refuses it as stale.
         """
         async with self.lock(game_id):
-            return await self._apply(game_id, action, also, step)
+            return await self._apply(game_id, action, also)
 
     async def _apply(
         self,
         game_id: int,
         action: Action,
         also: Also | None = None,
-        step: int | None = None,
         writes: Work[object] | None = None,
     ) -> tuple[GameState, list[Event]]:
         """`act`, for a caller that holds the game's lock; `writes`, like `also`, stand or
@@ -683,8 +683,6 @@ class GameService:
             state = await self.state(game_id)
         if game is None or state is None:
             raise LookupError(f"no running game {game_id}")
-        if step is not None and step != state.step:
-            raise StaleAction(f"step {step}, now {state.step}")
         now = self.clock.now()
         with timings.phase("engine"):
             new_state, events = engine.apply(state, action, now)

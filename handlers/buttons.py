@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from aiogram.types import CallbackQuery
@@ -23,7 +24,9 @@ async def press(
 ) -> GameState | None:
     """Apply the button's action for the presser's seat; answer with an alert if refused.
 
-    Returns the state after the action, or None when it was refused (and answered).
+    The step is compared here with the state as last known, and again by the engine with
+    the state the action meets. Returns the state after the action, or None when it was
+    refused (and answered).
     """
     with timings.phase("state"):
         state = await service.state(game_id)
@@ -38,8 +41,11 @@ async def press(
     if refusal is not None or state is None or seat is None:
         await query.answer(service.t(lang, refusal or "error.rule"), show_alert=True)
         return None
+    # The action carries its step: the engine refuses it, inside the game's lock, if the
+    # step moved on while this press waited for the lock (issue 21).
+    action = dataclasses.replace(build(seat, state), step=step)
     try:
-        new_state, _ = await service.act(game_id, build(seat, state))
+        new_state, _ = await service.act(game_id, action)
     except RuleError as error:
         await query.answer(service.t(lang, f"error.{error.code}"), show_alert=True)
         return None

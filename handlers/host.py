@@ -379,11 +379,12 @@ async def panel_press(
         await query.answer(service.t(lang, "panel.seated"), show_alert=True)
         return
     do, seat, code = callback_data.do, callback_data.seat, callback_data.code
+    step = callback_data.step  # the engine refuses the action at any other step
     actions: dict[str, Action] = {
-        "pause": Pause(),
-        "resume": Resume(),
-        "extend": Extend(float(EXTEND_SECONDS)),
-        "skip": Skip(),
+        "pause": Pause(step),
+        "resume": Resume(step),
+        "extend": Extend(float(EXTEND_SECONDS), step),
+        "skip": Skip(step),
     }
     if (
         do == "skip"
@@ -403,7 +404,7 @@ async def panel_press(
         do = "skip"
     if do in actions:
         try:
-            await service.act(game.game_id, actions[do], step=callback_data.step)
+            await service.act(game.game_id, actions[do])
         except (RuleError, LookupError) as error:
             key = error.code if isinstance(error, RuleError) else "game_finished"
             await query.answer(service.t(lang, f"error.{key}"), show_alert=True)

@@ -3,6 +3,10 @@
 Player actions name the acting seat; Host actions carry none (the adapter checks
 that the sender is the Host). A `Timeout` is an action like any other: the caller
 delivers it when the deadline of step `step` is due.
+
+A button's action carries the step it was made for (`step`): at any other step it is
+stale and refused (`StaleAction`), even when the same seat is acting again. An action
+with no step (a typed command) is for the step it arrives at.
 """
 
 from __future__ import annotations
@@ -17,30 +21,35 @@ class Pass:
     """The speaker ends their turn early (D10)."""
 
     seat: int
+    step: int | None = None
 
 
 @dataclass(frozen=True)
 class Nominate:
     seat: int
     target: int
+    step: int | None = None
 
 
 @dataclass(frozen=True)
 class Vote:
     seat: int
     choice: int | None  # a leader's seat, or None to abstain
+    step: int | None = None
 
 
 @dataclass(frozen=True)
 class Check:
     seat: int
     target: int
+    step: int | None = None
 
 
 @dataclass(frozen=True)
 class Kill:
     seat: int
     target: int
+    step: int | None = None
 
 
 @dataclass(frozen=True)
@@ -50,22 +59,25 @@ class Timeout:
 
 @dataclass(frozen=True)
 class Pause:
-    pass
+    step: int | None = None
 
 
 @dataclass(frozen=True)
 class Resume:
-    pass
+    step: int | None = None
 
 
 @dataclass(frozen=True)
 class Skip:
     """The Host ends the current turn or phase."""
 
+    step: int | None = None
+
 
 @dataclass(frozen=True)
 class Extend:
     seconds: float
+    step: int | None = None
 
 
 @dataclass(frozen=True)

@@ -175,6 +175,11 @@ def apply(state: GameState, action: Action, now: float) -> tuple[GameState, list
     """The new state and the events of `action` at time `now`; raises RuleError if illegal."""
     if state.finished:
         raise GameFinished("the game is over")
+    # A button (or a timer) made for one step is refused at any other, before anything
+    # else is checked: the same seat may be acting again at the later step.
+    step = getattr(action, "step", None)
+    if step is not None and step != state.step:
+        raise StaleAction(f"step {step} is over; now at {state.step}", step=state.step)
     turn = _Turn(state.clone(), now)
     handler = _HANDLERS[type(action)]
     handler(turn, action)
@@ -278,9 +283,7 @@ def _night_actor(state: GameState, seat: int, role: Role) -> None:
 
 
 def _timeout(turn: _Turn, action: Timeout) -> None:
-    state = turn.state
-    if action.step != state.step:
-        raise StaleAction(f"step {action.step} is over; now at {state.step}", step=state.step)
+    state = turn.state  # its step is this one (`apply`)
     _not_paused(state)
     if state.deadline is None or turn.now < state.deadline - DEADLINE_TOLERANCE:
         raise TooEarly("the deadline has not come", deadline=state.deadline)
