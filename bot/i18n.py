@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import tomllib
+from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
@@ -62,6 +63,12 @@ class Texts:
 
     def has(self, lang: str, key: str) -> bool:
         return key in (self.catalogs.get(lang) or self.catalogs[self.default])
+
+    def listing(self, lang: str, items: Sequence[str]) -> str:
+        """Items as a person writes them: "A", "A и B", "A, B и C"."""
+        if len(items) < 2:
+            return "".join(items)
+        return ", ".join(items[:-1]) + self(lang, "vote.and") + items[-1]
 
     def count(self, lang: str, key: str, n: int) -> str:
         """`n` with the word's form for it: "1 голос", "2 голоса", "5 голосов".

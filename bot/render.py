@@ -43,6 +43,7 @@ from bot.rules.events import (
     VoteOpened,
 )
 from bot.rules.sanctions import Penalty, VCode
+from bot.rules.settings import KillRule
 from bot.rules.sheet import sheet
 from bot.rules.state import GameState
 
@@ -282,7 +283,7 @@ def render(
                 out.append(Edit(audience.group_id, "turn", line, pass_only))
             case LeadersChosen(leaders=leaders, tally=tally):
                 counts = ", ".join(f"{named(state, s, t, g)} — {n}" for s, n in tally.items())
-                names = ", ".join(named(state, s, t, g) for s in leaders)
+                names = t.listing(g, [named(state, s, t, g) for s in leaders])
                 lines.append(t(g, "vote.leaders", tally=counts, leaders=names))
             case LotDrawn(seat=seat):
                 lines.append(t(g, "lot.drawn", player=named(state, seat, t, g)))
@@ -403,7 +404,7 @@ def _vote_closed(
         lines.append(t(lang, "vote.void", seats=seats(void)))
     living = len(votes)
     if len(leaving) > 1:
-        named = t(lang, "vote.and").join(seat(s) for s in sorted(leaving))
+        named = t.listing(lang, [seat(s) for s in sorted(leaving)])
         outcome = t(lang, "vote.tie", leaders=named)
     elif leaving:
         (gone,) = leaving
@@ -444,7 +445,7 @@ def _night(
         for seat in living:
             if seat in mafia:
                 lang = audience.lang_of(state.seats[seat].user_id)
-                partners = ", ".join(named(state, p, t, lang) for p in mafia)
+                partners = t.listing(lang, [named(state, p, t, lang) for p in mafia])
                 private(seat, "night.zero.mafia", partners=partners)
             elif seat == commissioner:
                 private(seat, "night.zero.commissioner")
@@ -459,9 +460,16 @@ def _night(
             private(seat, "night.check.ask", rows(seat_buttons(state, targets, make), 3))
         elif seat in mafia:
             kill = _kill_keyboard(state, audience.game_id, step)
-            private(seat, "night.kill.ask", kill, _kill_key(seat))
+            private(seat, _KILL_ASK[state.settings.kill_rule], kill, _kill_key(seat))
         else:
             private(seat, "night.sleep", night=night)
+
+
+# N3: the mafia's prompt says how their picks become one shot, by the table's kill rule.
+_KILL_ASK = {
+    KillRule.UNANIMOUS: "night.kill.ask",
+    KillRule.MAJORITY: "night.kill.ask_majority",
+}
 
 
 def _kill_key(seat: int) -> str:

@@ -1089,7 +1089,7 @@ class GameService:
         for f in failed:
             seat = state.seat_of(f.chat_id)
             names.append(named(state, seat, self.t, lang) if seat else str(f.chat_id))
-        text = self.t(lang, "host.undelivered", players=", ".join(sorted(set(names))))
+        text = self.t(lang, "host.undelivered", players=self.t.listing(lang, sorted(set(names))))
         await self.sender.deliver(game.game_id, [Post(to, text)])
 
     async def resend_unsent(self, user_id: int | None = None) -> int:

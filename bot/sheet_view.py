@@ -29,7 +29,7 @@ def _moment(t: Texts, lang: str, at: float | None, timezone: str) -> str:
 
 
 def left_text(t: Texts, lang: str, left: Departure | None) -> str:
-    """How and when a seat left, in the club's words: "Д2 голосование", "Н3 убийство"."""
+    """How and when a seat left, in the club's words: "Д2 голосование", "Н3 отстрел"."""
     if left is None:
         return t(lang, "sheet.left_stayed")
     when = t(lang, f"sheet.when_{left.phase}", n=left.number) if left.phase else ""
@@ -137,7 +137,8 @@ def sheet_message(t: Texts, lang: str, doc: ProtocolSheet, timezone: str) -> str
     ) or t(lang, "sheet.no_changes")
     per_win = "\n" + _per_win(t, lang, doc) if doc.per_win is not None else ""
     if doc.absent:
-        lines.append(t(lang, "sheet.absent", names=", ".join(escape(n) for n in doc.absent)))
+        absent = t.listing(lang, [escape(n) for n in doc.absent])
+        lines.append(t(lang, "sheet.absent", names=absent))
     return t(
         lang,
         "sheet.message",

@@ -382,7 +382,7 @@ async def rights_changed(update: ChatMemberUpdated, bot: Bot, service: GameServi
     missing = [r for r in REQUIRED_RIGHTS if not _has(update.new_chat_member, r)]
 
     def text(lang: str) -> str:
-        rights = ", ".join(service.t(lang, f"rights.{r}") for r in missing)
+        rights = service.t.listing(lang, [service.t(lang, f"rights.{r}") for r in missing])
         return service.t(lang, "host.lost_rights", game=game.game_id, rights=rights)
 
     try:

@@ -151,7 +151,7 @@ async def newgame(
     assert message.from_user is not None
     missing = await missing_rights(bot, message.chat.id)
     if missing:
-        rights = ", ".join(service.t(lang, f"rights.{r}") for r in missing)
+        rights = service.t.listing(lang, [service.t(lang, f"rights.{r}") for r in missing])
         await message.answer(service.t(lang, "lobby.missing_rights", rights=rights))
         return
     group = await tournaments.repos.tours.group_of_chat(message.chat.id)

@@ -91,7 +91,7 @@ def test_a_whole_game_on_the_table_each_departure_warning_and_nomination() -> No
     game.night(kills=dict.fromkeys(game.mafia(), victim))
     ru = board_text(game.state, "ru", TEXTS)
     assert line_of(ru, victim).endswith("— Н1, отстрел")
-    assert "<b>День 2</b>: последняя речь" in ru  # the morning opens day 2
+    assert "<b>День 2</b>: последнее слово" in ru  # the morning opens day 2
     for lang in LANGUAGES:
         hides_everything(game, lang)
 
@@ -104,7 +104,7 @@ def test_a_whole_game_on_the_table_each_departure_warning_and_nomination() -> No
     assert line_of(en, removed).endswith("— day 2, disqualified (revealing a card)")
     plain = next(s for s in game.state.living() if game.state.roles[s] is Role.CIVILIAN)
     game.remove(plain)
-    assert line_of(board_text(game.state, "ru", TEXTS), plain).endswith("— Д2, удаление")
+    assert line_of(board_text(game.state, "ru", TEXTS), plain).endswith("— Д2, снятие")
 
     # D8: nobody nominated, the lot decides.
     game.advance_to(Phase.NIGHT, 2)

@@ -81,7 +81,7 @@ def test_D7_a_tie_says_all_tied_leaders_leave() -> None:
     text = group_text(game, events)
     assert "№9 (" in text and "— 2 голоса: 1, 2" in text and "— 2 голоса: 3, 4" in text
     assert (
-        f"Ничья: поровну голосов у игроков №9 ({nick(game, 9)}) и №10 ({nick(game, 10)})"
+        f"Голоса разделились поровну между игроками №9 ({nick(game, 9)}) и №10 ({nick(game, 10)})"
         " — все они покидают игру." in text
     )
 

@@ -31,7 +31,8 @@ async def test_D4_three_nominees_tied_all_go_to_the_vote(table: Table) -> None:
         await table.pass_turn()
     state = await table.wait_for(at(Phase.DEFENCE))
     assert sorted(state.leaders) == sorted(targets)
-    names = ", ".join(table.named(s) for s in sorted(targets))
+    named = [table.named(s) for s in sorted(targets)]
+    names = ", ".join(named[:-1]) + " and " + named[-1]  # "A, B and C"
     assert any(f"To the final vote: {names}" in m.content for m in table.group.messages())
     await table.wait_for(at(Phase.VOTE))
     ballot = table.latest(table.group.messages(), "v:")
@@ -174,7 +175,8 @@ async def test_N5_writing_in_the_group_at_night_is_deleted_and_reported(table: T
 async def test_N1_the_mafia_meet_and_confer_through_the_bot(table: Table) -> None:
     state = await table.wait_for(at(Phase.ACQUAINTANCE))
     first, *others = state.living_mafia()
-    names = ", ".join(table.named(m) for m in state.living_mafia())
+    named = [table.named(m) for m in state.living_mafia()]
+    names = ", ".join(named[:-1]) + " and " + named[-1]  # "A, B and C"
     assert names in table.person(first).inbox()[-1].content
     await table.person(first).send(table.person(first).private, "Let's go for seat 2")
     await table.settle()

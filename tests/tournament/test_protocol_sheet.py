@@ -120,13 +120,13 @@ def test_T3_a_peaceful_win_sheet_has_every_field() -> None:
         assert "Ведущий: Кирилл" in text
         assert "🏆 Победа мирных" in text and "Победа за этим столом: 1,0" in text
         assert "✍️ Ведущий Кирилл подписал 01.12.2026" in text
-        assert "Д1 голосование" in text and "Н1 убийство" in text
+        assert "Д1 голосование" in text and "Н1 отстрел" in text
         assert "Д2 снятие с игры (флуд и отвлекающие сообщения)" in text
         assert "Д2 дисквалификация (раскрытие карты)" in text
         assert "до конца" in text
         for row in doc.rows:
             assert row.nick in text
-    assert ru.count("баллы: 1,0") == 9 and ru.count("баллы: 0,0") == 3
+    assert ru.count("очки: 1,0") == 9 and ru.count("очки: 0,0") == 3
     assert "⚠️ 1" in ru
     en = flat(sheet_message(T, "en", doc, ZONE))
     assert "Sheet of game #7" in en and "The peaceful side won" in en
@@ -144,9 +144,9 @@ def test_T3_a_mafia_win_at_fifteen_scores_one_point_two_and_names_the_removals()
         assert row.tenths == (12 if row.side is Side.MAFIA else 0)
     text = flat(sheet_message(T, "ru", doc, ZONE))
     assert "🏆 Победа мафии" in text and "Победа за этим столом: 1,2" in text
-    assert text.count("баллы: 1,2") == 4
+    assert text.count("очки: 1,2") == 4
     assert "Д1 снятие с игры (решение Ведущего)" in text
-    assert "Н1 убийство" in text
+    assert "Н1 отстрел" in text
     page = sheet_html(T, "en", doc, ZONE)
     assert "The mafia won" in page and "1.2" in page and "day 1 removal from the game" in page
 
@@ -171,7 +171,7 @@ def test_T3_the_judges_corrections_change_the_sheet_and_are_listed_with_reasons(
     text = flat(message)
     assert "Исправления судьи: • 01.12.2026" in text
     assert "победа присуждена мафии: пересчёт голосов" in text
-    assert "у игрока №1 балл снят: опоздание <b>" in text
+    assert "у игрока №1 очко снято: опоздание <b>" in text
     assert "опоздание &lt;b&gt;" in message  # the reason is the Judge's text, escaped
     page = sheet_html(T, "ru", doc, ZONE)
     assert "опоздание &lt;b&gt;" in page and "пересчёт голосов" in page
@@ -184,8 +184,8 @@ def test_T3_a_casual_sheet_says_it_has_no_tournament_and_no_points() -> None:
     assert doc.tournament is None and doc.per_win is None
     assert all(r.tenths is None for r in doc.rows)
     text = flat(sheet_message(T, "ru", doc, ZONE))
-    assert "Обычная игра вне турнира: без тура, стола и баллов" in text
-    assert "баллы" not in text and "Ведущий ещё не подписал протокол." in text
+    assert "Обычная игра вне турнира: без тура, стола и очков" in text
+    assert "очки:" not in text and "Ведущий ещё не подписал протокол." in text
     assert "A casual game: no tournament, tour or points" in flat(sheet_html(T, "en", doc, ZONE))
 
 
