@@ -104,13 +104,13 @@ BY_NAME = {command.name: command for command in COMMANDS}
 assert len(BY_NAME) == len(COMMANDS), "a command declared twice"
 
 
-def names(*, where: Where | None = None, who: tuple[Who, ...] | None = None) -> tuple[str, ...]:
-    """The declared names that work `where` (a group, a private chat) for `who`, in order."""
+def shown(where: Where, who: tuple[Who, ...]) -> tuple[str, ...]:
+    """The declared names a menu or /help offers `where` (a group, a private chat) to
+    `who`, in order."""
     return tuple(
         c.name
         for c in COMMANDS
-        if (where is None or (c.where.group if where is GROUP else c.where.private))
-        and (who is None or c.who in who)
+        if (c.menu_where.group if where is GROUP else c.menu_where.private) and c.who in who
     )
 
 
@@ -133,13 +133,6 @@ def menus() -> tuple[Menu, ...]:
     (a Host or a Judge usually is one) the Host's and the Judge's too; a private chat, and
     any chat no scope covers, what works in private."""
 
-    def shown(where: Where, who: tuple[Who, ...]) -> tuple[str, ...]:
-        return tuple(
-            c.name
-            for c in COMMANDS
-            if (c.menu_where.group if where is GROUP else c.menu_where.private) and c.who in who
-        )
-
     private = shown(PRIVATE, (A, P, H, J))
     return (
         Menu("all_group_chats", shown(GROUP, (A, P))),
@@ -150,7 +143,7 @@ def menus() -> tuple[Menu, ...]:
 
 
 # /help: one section a kind of person, in this order.
-SECTIONS = ((A, P), (H,), (J,))
+SECTIONS = (A, P, H, J)
 
 
 def help_line(texts: Texts, lang: str, name: str) -> str:
@@ -160,13 +153,13 @@ def help_line(texts: Texts, lang: str, name: str) -> str:
 
 
 def help_text(texts: Texts, lang: str, private: bool) -> str:
-    """/help in a group or in private: the commands that work there, by who may use them."""
+    """/help in a group or in private: the commands offered there, by who may use them."""
     where = PRIVATE if private else GROUP
     parts = [texts(lang, "help.title")]
     for who in SECTIONS:
-        lines = [help_line(texts, lang, name) for name in names(where=where, who=who)]
+        lines = [help_line(texts, lang, name) for name in shown(where, (who,))]
         if lines:
-            heading = texts(lang, f"help.section_{who[0].value}")
+            heading = texts(lang, f"help.section_{who.value}")
             parts.append(f"<b>{heading}</b>\n" + "\n".join(lines))
     parts.append(texts(lang, "help.note_private" if private else "help.note_group"))
     return "\n\n".join(parts)

@@ -1,8 +1,7 @@
 """The Host's commands in the group. Anyone else gets a polite refusal.
 
-/begin /pause /resume /skip /extend /warn /remove /stop /host. The host-only
-handlers sit behind one router-level filter; `refuse` catches the same commands
-from everybody else.
+The host-only handlers sit behind one router-level filter; `refuse` catches the
+commands handlers/commands.py declares as the Host's (HOST_ONLY) from everybody else.
 """
 
 from __future__ import annotations

@@ -112,12 +112,14 @@ def test_menus_show_each_command_where_it_works() -> None:
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_help_lists_every_command_that_works_there(lang: str) -> None:
+def test_help_lists_every_command_the_menu_offers_there(lang: str) -> None:
     texts = Texts()
     for private in (False, True):
         text = help_text(texts, lang, private)
         listed = set(re.findall(r"^/([a-z_]+)", text, re.M))
-        works = {c.name for c in COMMANDS if (c.where.private if private else c.where.group)}
+        works = {
+            c.name for c in COMMANDS if (c.menu_where.private if private else c.menu_where.group)
+        }
         assert listed == works, (private, listed ^ works)
     assert "/extend N — " in help_text(texts, lang, private=False)
 
