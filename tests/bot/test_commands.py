@@ -14,6 +14,7 @@ from aiogram.types import BotCommandScopeChat
 from bot.app import SCOPES
 from bot.i18n import LANGUAGES, Texts
 from handlers import get_routers
+from handlers.args import Word
 from handlers.commands import BY_NAME, COMMANDS, HOST_ONLY, PRIVATE_ONLY, Where, help_text, menus
 from handlers.filters import IN_GROUP, IN_PRIVATE
 from handlers.guard import private_only
@@ -68,6 +69,22 @@ def test_a_commands_arguments_are_its_handlers_and_help_shows_them() -> None:
             assert texts.has(lang, f"help_args.{name}") is takes, (name, lang)
             assert texts.has(lang, f"help.{name}"), (name, lang)
             assert texts.has(lang, f"commands.{name}"), (name, lang)
+
+
+def test_help_names_the_words_a_command_takes_as_args_py_declares_them() -> None:
+    """A command's first word chosen from a few (/lang ru|en, /registration open|closed)
+    is shown in /help with every choice the handler accepts."""
+    texts = Texts()
+    checked = set()
+    for name, handlers in registered().items():
+        for callback, _ in handlers:
+            for form in getattr(callback, "spec", ()):
+                if form and isinstance(form[0].kind, Word) and len(form[0].kind.choices) <= 3:
+                    for lang in LANGUAGES:
+                        words = texts(lang, f"help_args.{name}")
+                        assert all(c in words for c in form[0].kind.choices), (name, lang)
+                    checked.add(name)
+    assert {"lang", "registration", "groups", "finish"} <= checked
 
 
 def test_the_refusals_and_the_guard_list_come_from_the_declarations() -> None:
