@@ -94,3 +94,84 @@ async def test_a_game_opened_in_a_topic_posts_everything_in_that_topic() -> None
         stored = await table.app.service.repos.games.get(state.game_id)
         assert stored is not None and stored.thread_id == game_topic  # kept with the game
         table.sandbox.assert_no_bot_errors()
+
+
+@pytest.mark.rule("N5")
+async def test_N5_speech_in_another_topic_at_night_is_neither_deleted_nor_reported() -> None:
+    async with open_table(12, seed=5, lang="en") as table:
+        await table.host.start_bot()
+        game_topic, chat_topic = await topic_table(table)
+        state = await table.wait_for(at_night)
+        before = (state.step, state.phase, state.deadline)
+        reports = len(table.host.inbox())
+        seen = len(table.group.messages())
+        player = table.person(state.living()[0])
+        elsewhere = await player.send(table.group, "Anyone for pizza after?", topic=chat_topic)
+        in_general = await player.send(table.group, "Photos from last week are up")
+        await table.settle()
+        assert not elsewhere.deleted and not in_general.deleted
+        edited = await player.edit(elsewhere, "Anyone for pizza after the game?")
+        await table.settle()
+        assert not elsewhere.deleted and not in_general.deleted and not edited.deleted
+        assert not [m for m in table.host.inbox()[reports:] if EYES_OPEN in m.content]
+        assert bot_posts(table.group, seen) == []  # nothing said about it in the group
+        # The same words in the game's topic are speech at night: deleted, reported.
+        said = await player.send(table.group, "Anyone for pizza after?", topic=game_topic)
+        await table.settle()
+        assert said.deleted
+        assert [m for m in table.host.inbox()[reports:] if EYES_OPEN in m.content]
+        state = table.state
+        assert state is not None and (state.step, state.phase, state.deadline) == before
+        table.sandbox.assert_no_bot_errors()
+
+
+@pytest.mark.rule("D10")
+async def test_D10_a_game_command_in_another_topic_points_to_the_game_and_changes_nothing(
+) -> None:
+    async with open_table(12, seed=5, lang="en") as table:
+        game_topic, chat_topic = await topic_table(table)
+        state = table.state
+        assert state is not None
+        before = (state.step, state.paused, state.deadline)
+        player = table.person(state.living()[-1])  # not the speaker
+        command = await table.host.send(table.group, "/pause", topic=chat_topic)
+        asked = await player.send(table.group, "/pass", topic=chat_topic)
+        await table.settle()
+        assert not command.deleted and not asked.deleted
+        pointers = [m for m in bot_posts(table.group) if POINTER in m.content]
+        assert len(pointers) == 2
+        for pointer in pointers:
+            assert pointer.thread_id == chat_topic  # answered where it was asked
+            assert [u for u in links(pointer) if u.endswith(f"/{game_topic}")]  # t.me link
+        state = table.state
+        assert state is not None and (state.step, state.paused, state.deadline) == before
+        table.sandbox.assert_no_bot_errors()
+
+
+@pytest.mark.rule("S1")
+async def test_a_second_newgame_in_another_topic_is_refused_naming_where_the_game_is() -> None:
+    async with open_table(12, seed=5, lang="en") as table:
+        game_topic, chat_topic = forum(table.group)
+        table.topic = game_topic
+        await table.settle()
+        await table.gather()  # a lobby, still open
+        first = await table.app.service.active_game(table.group.id)
+        assert first is not None
+        seen = len(table.group.messages())
+        # An administrator's /newgame would take a casual lobby over in its own topic:
+        # elsewhere it is refused like anyone's.
+        admin = table.people[0]
+        table.group.promote(admin, can_delete_messages=True)
+        await admin.send(table.group, "/newgame", topic=chat_topic)
+        await table.people[1].send(table.group, "/newgame")  # General
+        await table.settle()
+        refusals = bot_posts(table.group, seen)
+        assert [m.thread_id for m in refusals] == [chat_topic, None]
+        for refusal in refusals:
+            assert SECOND_GAME in refusal.content and f"#{first.game_id}" in refusal.content
+            assert [u for u in links(refusal) if u.endswith(f"/{game_topic}")]
+        game = await table.app.service.active_game(table.group.id)
+        assert game == first  # the same lobby, the same Host, in the same topic
+        await table.begin()
+        assert table.state is not None and table.state.game_id == first.game_id
+        table.sandbox.assert_no_bot_errors()
