@@ -536,6 +536,7 @@ class Sender:
         # `place` or read through `locate` (set by the game service) at its first post.
         self._places: LRU[int, tuple[int, int | None]] = LRU(KEEP_PLACES)
         self.locate: Locate | None = None
+        self.topic_gone: Callable[[int], Awaitable[None]] | None = None  # told: now General
 
     def forget(self, game_id: int) -> None:
         """The game is long over: its messages will not be edited again."""
@@ -573,6 +574,8 @@ class Sender:
                 raise
             log.warning("game %s: its topic is gone, it goes on in General", game_id)
             self._places[game_id] = (chat_id, None)
+            if self.topic_gone is not None:  # stored aside: the chat's line does not wait
+                self.track(asyncio.ensure_future(self.topic_gone(game_id)))
             return await self.bot.send_message(chat_id=chat_id, **fields)
 
     def track(self, task: asyncio.Future[None]) -> None:

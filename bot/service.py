@@ -274,12 +274,21 @@ class GameService:
         self.panels = HostPanels(repos, sender, texts, self.user_lang)
         timers.set_handler(self.on_timer)
         sender.locate = self._locate  # every post of a game goes to the game's topic
+        sender.topic_gone = self._topic_gone
 
     async def _locate(self, game_id: int) -> tuple[int, int | None] | None:
         """Where the game lives: its group and forum topic (the sender's first post of a
         game this process has not met yet asks)."""
         game = await self.repos.games.get_committed(game_id)
         return None if game is None else (game.chat_id, game.thread_id)
+
+    async def _topic_gone(self, game_id: int) -> None:
+        """The game's topic was deleted: the game goes on in the group's General, which is
+        then the game's place for the guard and the commands too."""
+        try:
+            await self.repos.games.set_thread(game_id, None, now=self.clock.now())
+        except Exception:  # the posts go on in General all the same
+            log.exception("game %s: could not note that its topic is gone", game_id)
 
     def _finished(self, game_id: int) -> None:
         """A game is over: what this process keeps of it goes, for all but the latest few.

@@ -262,6 +262,10 @@ class GameRepository:
         )
         return changed > 0
 
+    async def set_thread(self, game_id: int, thread_id: int | None, *, now: float) -> None:
+        """Move the game to another forum topic (None: the group's General)."""
+        await self._update(game_id, now, thread_id=thread_id)
+
     async def set_lobby_message(self, game_id: int, message_id: int, *, now: float) -> None:
         """Remember the lobby post, so that it can be edited as players join and leave."""
         await self._update(game_id, now, lobby_message_id=message_id)

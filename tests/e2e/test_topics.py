@@ -175,3 +175,43 @@ async def test_a_second_newgame_in_another_topic_is_refused_naming_where_the_gam
         await table.begin()
         assert table.state is not None and table.state.game_id == first.game_id
         table.sandbox.assert_no_bot_errors()
+
+
+@pytest.mark.rule("D10")
+async def test_D10_a_game_whose_topic_is_deleted_goes_on_in_general() -> None:
+    async with open_table(12, seed=5, lang="en") as table:
+        game_topic, _ = await topic_table(table)
+        await table.wait_for(at_night)
+        table.group.delete_topic(game_topic)
+        seen = len(table.group.messages())
+        state = await table.wait_for(lambda s: s.phase is Phase.ROUND_1)
+        posts = bot_posts(table.group, seen)
+        assert posts and all(m.thread_id is None for m in posts)
+        assert any(m.buttons() for m in posts)  # the day's turns, in General
+        game = await table.app.service.active_game(table.group.id)
+        assert game is not None and game.thread_id is None
+        # General is now the game's: speech out of turn there is silenced (D10).
+        speaker = state.speaker
+        other = next(s for s in state.living() if s != speaker)
+        said = await table.person(other).send(table.group, "Not my turn, but")
+        await table.settle()
+        assert said.deleted
+        assert table.state is not None and not table.state.finished
+
+
+@pytest.mark.rule("D10")
+async def test_D10_after_a_restart_the_game_goes_on_in_its_topic() -> None:
+    """What a restarted bot posts (the notice that it is back, the next turns, the table
+    posted anew) finds the game's topic in the database."""
+    async with open_table(12, seed=5, lang="en") as table:
+        game_topic, chat_topic = await topic_table(table)
+        await table.wait_for(at_night)
+        seen = len(table.group.messages())
+        await table.restart()
+        await table.wait_for(lambda s: s.phase is Phase.ROUND_1)
+        posts = bot_posts(table.group, seen)
+        assert len(posts) >= 2 and all(m.thread_id == game_topic for m in posts)
+        said = await table.people[0].send(table.group, "brb", topic=chat_topic)
+        await table.settle()
+        assert not said.deleted
+        table.sandbox.assert_no_bot_errors()
