@@ -50,6 +50,7 @@ from handlers.middleware import (
     OncePerUpdate,
     ThrottleCommands,
 )
+from handlers.topics import GameTopic
 from storage.db import Database
 from storage.repositories import Repositories
 from storage.secrets import PAGE_KEY
@@ -132,6 +133,9 @@ async def build_app(
     # Before anything is stored of it: a flood of commands outside a game is dropped.
     dispatcher.message.outer_middleware(ThrottleCommands())
     dispatcher.message.outer_middleware(KnowTheSender())
+    # A forum's topics other than the game's are not the game's (after KnowTheSender: `lang`).
+    dispatcher.message.outer_middleware(GameTopic())
+    dispatcher.edited_message.outer_middleware(GameTopic(edited=True))
     dispatcher.message.outer_middleware(NothingOnBehalfOfAChat())  # after KnowTheSender: `lang`
     dispatcher.message.outer_middleware(OutOfTurnCommands())  # after KnowTheSender: its `lang`
     dispatcher.callback_query.outer_middleware(KnowTheSender())

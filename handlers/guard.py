@@ -389,7 +389,11 @@ async def rights_changed(update: ChatMemberUpdated, bot: Bot, service: GameServi
     except (TelegramForbiddenError, TelegramBadRequest):
         # The Host never pressed Start: the group hears it (if the bot is still in it).
         with contextlib.suppress(TelegramForbiddenError, TelegramBadRequest):
-            await bot.send_message(game.chat_id, text(await service.chat_lang(game.chat_id)))
+            await bot.send_message(
+                game.chat_id,
+                text(await service.chat_lang(game.chat_id)),
+                message_thread_id=game.thread_id,
+            )
 
 
 def make_router() -> Router:

@@ -88,6 +88,7 @@ async def begin(message: Message, bot: Bot, service: GameService, lang: str, gam
         await bot.send_message(
             message.chat.id,
             service.t(lang, "lobby.unreachable", players=names),
+            message_thread_id=game.thread_id,
             reply_markup=markup(((Button(service.t(lang, "button.start"), url=link),),)),
         )
 
