@@ -18,7 +18,8 @@ from aiogram.types import Chat, Message, TelegramObject
 from bot.lru import LRU
 from bot.service import GameService
 from bot.throttle import REMEMBERED
-from handlers.guard import PRIVATE_ONLY, is_command, is_speech
+from handlers.commands import PRIVATE_ONLY
+from handlers.guard import is_command, is_speech
 from handlers.lobby import topic_of
 from storage.games import Game
 
