@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.demo import open_table
-from tests.e2e.test_tournament import register_all, say, start_table
+from bot.demo import Table, open_table
+from bot.sandbox import SimGroup, SimUser
+from tests.e2e.test_tournament import bound_chat, register_all, say, start_table
 
 
 @pytest.mark.rule("T1")
@@ -47,4 +48,63 @@ async def test_T1_T3_replace_is_refused_once_the_table_is_dealt_and_says_why() -
             f'/replace {group.code} "{seated.first_name}" "{reserve.first_name}"',
         )
         assert f"в игре №{game.game_id} роли уже розданы" in refused, refused
+        table.sandbox.assert_no_bot_errors()
+
+
+async def _sanction(table: Table, chat: SimGroup, who: SimUser, code: str) -> None:
+    """The Host proposes `code` for the player's seat and confirms what the bot proposes."""
+    game = await table.app.service.active_game(chat.id)
+    assert game is not None
+    state = await table.app.service.state(game.game_id)
+    assert state is not None
+    await say(table, table.host, chat, f"/warn {state.seat_of(who.id)} {code}")
+    await table.host.press(chat.messages()[-1], "Confirm")
+    await table.settle()
+
+
+@pytest.mark.rule("V1")
+@pytest.mark.rule("V4")
+@pytest.mark.rule("T5")
+async def test_V1_V4_T5_an_out_player_pressing_im_here_is_refused_with_the_reason() -> None:
+    async with open_table(14, seed=23, lang="en") as table:
+        await register_all(table, table.people)
+        judge = table.host
+        await say(table, judge, judge.private, "/groups confirm")
+        chat = await start_table(table, "T1R1G1")
+        # The next tour is set while the first is on: everyone is on its roster.
+        await say(table, judge, judge.private, "/groups confirm override")
+        [later] = await table.app.service.repos.tours.groups(1, 2)
+        assert len(later.players) == 14
+        cheat, banned, gone = table.people[2], table.people[5], table.people[9]
+        await _sanction(table, chat, cheat, "V1")
+        await _sanction(table, chat, banned, "V4")
+        await judge.press(judge.inbox()[-1], "Confirm the ban")
+        await table.settle()
+        done = await say(table, judge, judge.private, f'/unregister "{gone.first_name}"')
+        assert "withdrawn" in done, done
+        # The tour-2 table opens; the three are in its chat all the same.
+        second, _ = await bound_chat(table, later.code)
+        for person in (cheat, banned, gone):
+            second.add_member(person)
+        await table.settle()
+        await judge.send(second, "/newgame")
+        await table.settle()
+        lobby = second.visible_messages()[-1]
+        why = {
+            cheat: "You are disqualified from this tournament",
+            banned: "A Judge has confirmed your ban from tournaments",
+            gone: "The Judge has taken you off this tournament's list",
+        }
+        for person, reason in why.items():
+            press = await person.press(lobby, "I'm here")
+            await table.settle()
+            assert press.answer is not None and press.answer.show_alert, person.first_name
+            assert (press.answer.text or "").startswith(reason), press.answer.text
+            # /join says the same in the chat.
+            answer = await say(table, person, second, "/join")
+            assert answer.startswith(reason), answer
+        game = await table.app.service.active_game(second.id)
+        assert game is not None
+        seated = {p.user_id for p in await table.app.service.repos.lobby.players(game.game_id)}
+        assert not seated & {cheat.id, banned.id, gone.id}
         table.sandbox.assert_no_bot_errors()
