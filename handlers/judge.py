@@ -367,6 +367,7 @@ async def bind(
         await _refuse(message, service, lang, error)
         return
     invite = await bot.create_chat_invite_link(message.chat.id, name=group.code[:32])
+    await tournaments.keep_invite(group.code, message.chat.id, invite.invite_link)
     await tournaments.invite(group, invite.invite_link, message.chat.title or "")
     await message.answer(service.t(lang, "bind.done", code=group.code, players=len(group.players)))
 
@@ -923,6 +924,7 @@ async def replace_player(
         with contextlib.suppress(TelegramAPIError):  # the bot lost the chat: no link then
             invite = await bot.create_chat_invite_link(group.chat_id, name=group.code[:32])
             link = invite.invite_link
+            await tournaments.keep_invite(group.code, group.chat_id, link)
             chat = await service.repos.chats.get(group.chat_id)
             title = (chat.title or "") if chat else ""
     await tournaments.tell_replaced(group, out.user_id, sub.user_id, link, title)

@@ -6,8 +6,15 @@ from __future__ import annotations
 import pytest
 
 from bot.demo import Table, open_table
-from bot.sandbox import SimGroup, SimUser
-from tests.e2e.test_tournament import bound_chat, register_all, say, start_table
+from bot.sandbox import SimGroup, SimulationError, SimUser
+from tests.e2e.test_tournament import (
+    INVITE,
+    RIGHTS,
+    bound_chat,
+    register_all,
+    say,
+    start_table,
+)
 
 
 @pytest.mark.rule("T1")
@@ -107,4 +114,87 @@ async def test_V1_V4_T5_an_out_player_pressing_im_here_is_refused_with_the_reaso
         assert game is not None
         seated = {p.user_id for p in await table.app.service.repos.lobby.players(game.game_id)}
         assert not seated & {cheat.id, banned.id, gone.id}
+        table.sandbox.assert_no_bot_errors()
+
+
+def _links_of(person: SimUser, code: str) -> list[str]:
+    """Every invite link to table `code` the bot sent the person, oldest first."""
+    return [
+        url.group(0)
+        for m in person.inbox()
+        if code in m.content
+        for url in [INVITE.search(m.content)]
+        if url is not None
+    ]
+
+
+@pytest.mark.rule("T1")
+async def test_T1_a_cancelled_tour_revokes_the_invitations_to_its_tables() -> None:
+    async with open_table(17, seed=24, lang="en") as table:
+        await register_all(table, table.people)
+        judge = table.host
+        await say(table, judge, judge.private, "/groups confirm")
+        [group] = await table.app.service.repos.tours.groups(1, 1)
+        chat = table.sandbox.add_supergroup("Table one", owner=judge)
+        chat.promote_bot(by=judge, **RIGHTS)
+        await say(table, judge, chat, f"/bind {group.code}")
+        roster = [p for p in table.people if p.id in group.players]
+        reserve = next(p for p in table.people if p.id not in group.players)
+        await say(
+            table,
+            judge,
+            judge.private,
+            f'/replace {group.code} "{roster[0].first_name}" "{reserve.first_name}"',
+        )
+        [sub_link] = _links_of(reserve, group.code)
+        [link] = _links_of(roster[1], group.code)
+        assert sub_link != link
+        done = await say(table, judge, judge.private, "/groups cancel")
+        assert "Tour 1 is cancelled" in done, done
+        # Neither the table's link nor the substitute's lets anyone in any more.
+        for person, url in ((roster[1], link), (reserve, sub_link), (roster[2], link)):
+            with pytest.raises(SimulationError, match="expired"):
+                await person.join_by_link(url)
+            assert not chat.member(person).is_member
+        revoked = table.sandbox.calls("revokeChatInviteLink", ok=True)
+        assert {r.params["invite_link"] for r in revoked} == {link, sub_link}
+        table.sandbox.assert_no_bot_errors()
+
+
+@pytest.mark.rule("T1")
+async def test_T1_a_redrawn_tour_revokes_the_old_invitations_and_the_new_ones_hold() -> None:
+    async with open_table(29, seed=25, lang="en") as table:
+        await register_all(table, table.people)
+        judge = table.host
+        await say(table, judge, judge.private, "/groups confirm")
+        old = await table.app.service.repos.tours.groups(1, 1)
+        chats = {}
+        for group in old:
+            chats[group.code] = chat = table.sandbox.add_supergroup(group.code, owner=judge)
+            chat.promote_bot(by=judge, **RIGHTS)
+            await say(table, judge, chat, f"/bind {group.code}")
+        early = next(p for p in table.people if p.id == old[0].players[0])
+        [early_link] = _links_of(early, old[0].code)
+        await early.join_by_link(early_link)  # one came in before the redraw
+        await table.settle()
+        done = await say(table, judge, judge.private, "/groups redraw")
+        assert "drawn anew" in done, done
+        new = await table.app.service.repos.tours.groups(1, 1)
+        assert [g.players for g in new] != [g.players for g in old]
+        # Every link of the old draw is dead, whoever holds it.
+        for group in old:
+            for person in (p for p in table.people if p.id in group.players and p is not early):
+                [url] = _links_of(person, group.code)
+                with pytest.raises(SimulationError, match="expired"):
+                    await person.join_by_link(url)
+        # The tables are bound anew; the new invitations let the new rosters in.
+        for group in new:
+            chat = chats[group.code]
+            await say(table, judge, chat, f"/bind {group.code}")
+            for person in (p for p in table.people if p.id in group.players):
+                if chat.member(person).is_member:
+                    continue
+                url = _links_of(person, group.code)[-1]
+                await person.join_by_link(url)
+                assert chat.member(person).is_member
         table.sandbox.assert_no_bot_errors()
