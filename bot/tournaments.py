@@ -616,7 +616,9 @@ class TournamentService:
         return bound
 
     async def unbind(self, group: TourGroup) -> None:
+        """The chat is no longer the group's table: the invitations to it are revoked too."""
         await self.repos.tours.unbind(group.code)
+        await self.revoke_invites([group.code])
 
     async def keep_invite(self, code: str, chat_id: int, link: str) -> None:
         """Keep an invite link made to table `code`'s chat, to revoke it with a void tour."""

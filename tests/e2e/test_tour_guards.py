@@ -198,3 +198,28 @@ async def test_T1_a_redrawn_tour_revokes_the_old_invitations_and_the_new_ones_ho
                 await person.join_by_link(url)
                 assert chat.member(person).is_member
         table.sandbox.assert_no_bot_errors()
+
+
+@pytest.mark.rule("T1")
+async def test_T1_unbind_revokes_the_invitations_to_the_chat() -> None:
+    async with open_table(14, seed=26, lang="en") as table:
+        await register_all(table, table.people)
+        judge = table.host
+        await say(table, judge, judge.private, "/groups confirm")
+        [group] = await table.app.service.repos.tours.groups(1, 1)
+        chat = table.sandbox.add_supergroup("Club chat", owner=judge)
+        chat.promote_bot(by=judge, **RIGHTS)
+        await say(table, judge, chat, f"/bind {group.code}")
+        player = next(p for p in table.people if p.id == group.players[0])
+        [link] = _links_of(player, group.code)
+        done = await say(table, judge, chat, "/unbind")
+        assert f"no longer table {group.code}" in done, done
+        with pytest.raises(SimulationError, match="expired"):
+            await player.join_by_link(link)
+        # Bound anew, elsewhere: that table's new link is the one that holds.
+        other = table.sandbox.add_supergroup("Table chat", owner=judge)
+        other.promote_bot(by=judge, **RIGHTS)
+        await say(table, judge, other, f"/bind {group.code}")
+        await player.join_by_link(_links_of(player, group.code)[-1])
+        assert other.member(player).is_member and not chat.member(player).is_member
+        table.sandbox.assert_no_bot_errors()
