@@ -49,7 +49,7 @@ async def start(
         await message.answer(service.t(lang, "lobby.old_link"))
         return
     if JOIN.fullmatch(payload):
-        await join_from_private(message, payload.removeprefix("join_"), service, lang)
+        await join_from_private(message, payload.removeprefix("join_"), service, tournaments, lang)
         return
     welcome = service.t(lang, "common.welcome")
     if user_id in tournaments.judges:

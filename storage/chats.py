@@ -114,6 +114,9 @@ class ChatRepository:
                 "UPDATE tour_groups SET chat_id = ? WHERE chat_id = ?", (new_chat_id, chat_id)
             )
             await self._db.execute(
+                "UPDATE tour_invites SET chat_id = ? WHERE chat_id = ?", (new_chat_id, chat_id)
+            )
+            await self._db.execute(
                 "INSERT INTO chat_settings (chat_id, key, value) "
                 "SELECT ?, key, value FROM chat_settings WHERE chat_id = ? "
                 "ON CONFLICT (chat_id, key) DO NOTHING",

@@ -136,7 +136,9 @@ async def test_migration_of_unknown_chat_fails(repos: Repositories) -> None:
 
 async def test_migration_covers_every_table_keyed_by_chat(db: Database) -> None:
     # A new table with a chat_id must be added to migrate_to_chat_id, then to this list.
-    moved_by_migration = {"chats", "chat_settings", "games", "outbox", "tour_groups"}
+    moved_by_migration = {
+        *("chats", "chat_settings", "games", "outbox", "tour_groups", "tour_invites"),
+    }
     tables = await db.fetch_all("SELECT name FROM sqlite_schema WHERE type = 'table'")
     keyed_by_chat = set()
     for table in tables:
