@@ -663,8 +663,11 @@ class TournamentService:
     async def nicks(self, tournament_id: int) -> dict[int, str]:
         return {p.user_id: p.nick for p in await self.repos.tournaments.players(tournament_id)}
 
-    async def open_table(self, group: TourGroup, chat_id: int) -> Game:
-        """The Host's /newgame in a bound chat: a lobby whose roster is the group (T1)."""
+    async def open_table(
+        self, group: TourGroup, chat_id: int, thread_id: int | None = None
+    ) -> Game:
+        """The Host's /newgame in a bound chat: a lobby whose roster is the group (T1); in
+        a forum, in the topic it was sent in (`thread_id`), where the game then lives."""
         tournament = await self.repos.tournaments.get(group.tournament_id)
         assert tournament is not None
         settings = self.settings(tournament)
@@ -682,8 +685,10 @@ class TournamentService:
                 now=self.games.clock.now(),
                 tournament_id=group.tournament_id,
                 scoring_json=json.dumps(scheme.to_json()),
+                thread_id=thread_id,
             )
             await self.repos.tours.set_game(group.code, game.game_id)
+        self.games.sender.place(game.game_id, game.chat_id, game.thread_id)
         return game
 
     # --- sheets (T3) ------------------------------------------------------------------

@@ -18,6 +18,7 @@ from bot.service import GameService
 from bot.settings_view import game_rule_values
 from bot.tournaments import TournamentService
 from handlers.args import Arg, Word, takes
+from handlers.commands import help_text
 from handlers.filters import IN_PRIVATE, Is
 from handlers.lobby import join_from_private
 
@@ -65,8 +66,8 @@ async def migrated(message: Message, service: GameService) -> None:
 
 
 async def help_(message: Message, service: GameService, lang: str) -> None:
-    key = "common.help_private" if message.chat.type == "private" else "common.help_group"
-    await message.answer(service.t(lang, key))
+    """The commands that work in this chat, from their declarations (handlers.commands)."""
+    await message.answer(help_text(service.t, lang, private=message.chat.type == "private"))
 
 
 async def rules(

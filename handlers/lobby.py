@@ -131,6 +131,13 @@ async def refresh_lobby(service: GameService, game: Game, bot: Bot) -> None:
         del stale[game.game_id]
 
 
+def topic_of(message: Message) -> int | None:
+    """The forum topic a message was posted in, where a game it opens lives; None for a
+    forum's General (which has no thread id) and for a group without topics (where a
+    thread id is a reply thread's)."""
+    return message.message_thread_id if message.is_topic_message else None
+
+
 async def ask_host_to_start(bot: Bot, service: GameService, game: Game, lang: str) -> None:
     """A Host who never pressed Start gets no panel and has night reports (V3) only in the
     group: ask them, with a button to the bot's private chat (issue 22 §1)."""
@@ -141,6 +148,7 @@ async def ask_host_to_start(bot: Bot, service: GameService, game: Game, lang: st
     await bot.send_message(
         game.chat_id,
         service.t(lang, "lobby.host_start"),
+        message_thread_id=game.thread_id,
         reply_markup=markup(((Button(service.t(lang, "button.start"), url=link),),)),
     )
 
@@ -166,16 +174,23 @@ async def newgame(
             if message.from_user.id not in (group.host_user_id, judge):
                 await message.answer(service.t(lang, "host.only_host"))
                 return
-            game = await tournaments.open_table(group, message.chat.id)
+            game = await tournaments.open_table(group, message.chat.id, topic_of(message))
         else:
-            game = await service.open_lobby(message.chat.id, message.from_user.id)
+            game = await service.open_lobby(
+                message.chat.id, message.from_user.id, topic_of(message)
+            )
     except ActiveGameExistsError:
         if await admin_takes_over(message, bot, service, lang) is None:
             await message.answer(service.t(lang, "lobby.exists"))
         return
     await ask_host_to_start(bot, service, game, lang)
     text, button = await lobby_view(service, game, bot)
-    sent = await bot.send_message(message.chat.id, text, reply_markup=markup(((button,),)))
+    sent = await bot.send_message(
+        message.chat.id,
+        text,
+        message_thread_id=game.thread_id,
+        reply_markup=markup(((button,),)),
+    )
     await service.repos.games.set_lobby_message(
         game.game_id, sent.message_id, now=service.clock.now()
     )

@@ -121,39 +121,3 @@ class ChatRepository:
             )
             await self._db.execute("DELETE FROM chat_settings WHERE chat_id = ?", (chat_id,))
             await self._db.execute("DELETE FROM chats WHERE chat_id = ?", (chat_id,))
-
-
-class ChatSettingsRepository:
-    """Per-chat key/value settings (e.g. a casual game's timers); values are the caller's text."""
-
-    def __init__(self, database: Database) -> None:
-        self._db = database
-
-    async def get(self, chat_id: int, key: str) -> str | None:
-        """The value of `key` in the chat, or None if it is not set."""
-        row = await self._db.fetch_one(
-            "SELECT value FROM chat_settings WHERE chat_id = ? AND key = ?", (chat_id, key)
-        )
-        return None if row is None else str(row["value"])
-
-    async def set(self, chat_id: int, key: str, value: str) -> None:
-        """Set `key` in the chat, replacing any earlier value; the chat must be recorded."""
-        await self._db.execute(
-            "INSERT INTO chat_settings (chat_id, key, value) VALUES (?, ?, ?) "
-            "ON CONFLICT (chat_id, key) DO UPDATE SET value = excluded.value",
-            (chat_id, key, value),
-        )
-
-    async def delete(self, chat_id: int, key: str) -> bool:
-        """Unset `key` in the chat; False if it was not set."""
-        changed = await self._db.execute(
-            "DELETE FROM chat_settings WHERE chat_id = ? AND key = ?", (chat_id, key)
-        )
-        return changed > 0
-
-    async def all(self, chat_id: int) -> dict[str, str]:
-        """Every setting of the chat."""
-        rows = await self._db.fetch_all(
-            "SELECT key, value FROM chat_settings WHERE chat_id = ? ORDER BY key", (chat_id,)
-        )
-        return {row["key"]: row["value"] for row in rows}

@@ -345,6 +345,12 @@ CREATE TABLE bot_secrets (
 ) STRICT;
 """
 
+_SCHEMA_10 = """
+-- A forum supergroup: the topic (message_thread_id) a game was opened in, where every post
+-- of the game goes; NULL for a group without topics, or a game in a forum's General.
+ALTER TABLE games ADD COLUMN thread_id INTEGER;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -363,6 +369,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "the journal of tours cancelled, redrawn, forced, finished, reopened", _SCHEMA_7),
     Migration(8, "the scoring scheme a tournament game is played under (T3, T4)", _SCHEMA_8),
     Migration(9, "the bot's own secrets: the live page's key", _SCHEMA_9),
+    Migration(10, "the forum topic each game lives in", _SCHEMA_10),
 )
 """Every migration, in order; the last one's version is the schema version of this code."""
 
