@@ -53,6 +53,7 @@ from bot.tournament.settings import (
 )
 from bot.tournament.standings import Adjustment, StandingsRow, sheets_csv, standings, standings_csv
 from bot.tournament.stats import PlayerStats, everyone, player_stats, scored_rows, stats_csv
+from bot.tournament.tables import table_code, table_number
 from bot.tournament.tiebreak import break_ties, records
 from bot.tournament.tours import (
     Table,
@@ -568,7 +569,9 @@ class TournamentService:
             if table.chat_id is None:
                 continue  # nobody was invited to it yet
             lang = await self.games.chat_lang(table.chat_id)
-            text = self.games.t(lang, "groups.void_chat", tour=tour, code=table.code)
+            text = self.games.t(
+                lang, "groups.void_chat", tour=tour, table=table_number(table.code)
+            )
             posts.append(Post(table.chat_id, text))
             for user_id in table.players:
                 lang = await self.games.user_lang(user_id)
@@ -591,7 +594,7 @@ class TournamentService:
         now = self.games.clock.now()
         async with self.repos.database.transaction():
             for index, players in enumerate(proposal.groups, 1):
-                code = f"T{tournament.tournament_id}R{tour}G{index}"
+                code = table_code(tournament.tournament_id, tour, index)
                 await self.repos.tours.add_group(
                     code, tournament.tournament_id, tour, players, now=now
                 )
@@ -653,7 +656,7 @@ class TournamentService:
                 link=link,
                 title=escape(title),
                 tour=group.tour,
-                code=group.code,
+                table=table_number(group.code),
             )
             posts.append(Post(user_id, text))
         await self.games.sender.deliver(0, posts)
@@ -673,7 +676,7 @@ class TournamentService:
     ) -> None:
         """The replaced player hears they no longer play there; the substitute hears where
         they play, with the chat's invite link when the table has its chat."""
-        values = {"tour": group.tour, "code": group.code}
+        values = {"tour": group.tour, "table": table_number(group.code)}
         out_lang, sub_lang = await self.games.user_lang(out), await self.games.user_lang(sub)
         told_in = (
             self.games.t(sub_lang, "replace.told_in_link", link=link, title=escape(title), **values)

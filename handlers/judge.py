@@ -32,6 +32,7 @@ from bot.tournament.natural import natural_key
 from bot.tournament.scoring import format_tenths
 from bot.tournament.standings import StandingsRow, top_three
 from bot.tournament.stats import PlayerStats, Tally
+from bot.tournament.tables import table_number
 from bot.tournament.tours import TableState, begun, unfinished
 from bot.tournaments import TablesUnfinished, TournamentError, TournamentService, words_of
 from bot.web import PageLinks
@@ -962,7 +963,7 @@ async def unbind(
         await message.answer(service.t(lang, "bind.game_on"))
         return
     await tournaments.unbind(group)
-    await message.answer(service.t(lang, "bind.unbound", code=group.code))
+    await message.answer(service.t(lang, "bind.unbound", table=table_number(group.code)))
 
 
 @takes("unban.usage", Arg("who", USER))

@@ -24,6 +24,7 @@ from bot.render import Button
 from bot.sender import markup
 from bot.service import GameService, JoinOutcome
 from bot.tournament.natural import natural_key
+from bot.tournament.tables import table_number
 from bot.tournaments import TournamentService
 from handlers.args import SEAT, Arg, takes
 from handlers.filters import IN_GROUP
@@ -71,7 +72,7 @@ async def lobby_view(service: GameService, game: Game, bot: Bot) -> tuple[str, B
             lang,
             "lobby.tournament",
             game=game.game_id,
-            code=group.code,
+            table=table_number(group.code),
             count=len(present),
             total=len(group.players),
             players=roster,

@@ -190,7 +190,7 @@ async def test_unbind_frees_the_chat_unless_a_game_is_open() -> None:
         chat.add_member(player)
         assert "table T1R1G2" in await say(table, judge, chat, "/bind T1R1G2")
         assert "Only the tournament's Judge" in await say(table, player, chat, "/unbind")
-        assert "no longer table T1R1G2" in await say(table, judge, chat, "/unbind")
+        assert "no longer table 2." in await say(table, judge, chat, "/unbind")
         assert await table.app.service.repos.tours.group_of_chat(chat.id) is None
         assert "not a tournament table" in await say(table, judge, chat, "/unbind")
         await judge.send(chat, "/newgame")  # an ordinary game now

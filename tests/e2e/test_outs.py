@@ -8,7 +8,14 @@ import pytest
 from bot.demo import Table, open_table
 from bot.sandbox import SimUser
 from bot.web import PageLinks, TournamentPages
-from tests.e2e.test_tournament import INVITE, bound_chat, register_all, say, start_table
+from tests.e2e.test_tournament import (
+    INVITE,
+    bound_chat,
+    register_all,
+    say,
+    start_table,
+    told,
+)
 
 
 def _tournaments(table: Table):  # type: ignore[no-untyped-def]
@@ -170,10 +177,10 @@ async def test_T1_replace_tells_the_replaced_player_and_sends_the_substitute_the
         command = f'/replace {group.code} "{missing.first_name}" "{reserve.first_name}"'
         done = await say(table, judge, judge.private, command)
         assert "plays instead of" in done, done
-        assert group.code in missing.inbox()[-1].content
+        assert told(group.code) in missing.inbox()[-1].content
         assert "no longer" in missing.inbox()[-1].content
         invite = reserve.inbox()[-1].content
-        assert group.code in invite and INVITE.search(invite), invite
+        assert told(group.code) in invite and INVITE.search(invite), invite
         url = INVITE.search(invite)
         assert url is not None
         await reserve.join_by_link(url.group(0))

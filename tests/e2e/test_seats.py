@@ -12,7 +12,7 @@ from bot.demo import RIGHTS, open_table
 from bot.rules.settings import GameSettings
 from bot.sandbox import SimGroup
 from storage.games import GameStatus
-from tests.e2e.test_tournament import register_all, say
+from tests.e2e.test_tournament import register_all, say, told
 
 REGISTRATION = re.compile(r"https://t\.me/\S+\?start=(reg_[\w-]+)")
 INVITE = re.compile(r"https://t\.me/\+[\w-]+")
@@ -38,7 +38,7 @@ async def test_T1_a_tournament_table_seats_its_roster_and_nobody_else() -> None:
         chat.promote_bot(by=judge, **RIGHTS)
         await say(table, judge, chat, f"/bind {code}")
         for person in roster:
-            invite = next(m for m in reversed(person.inbox()) if code in m.content)
+            invite = next(m for m in reversed(person.inbox()) if told(code) in m.content)
             url = INVITE.search(invite.content)
             assert url is not None
             await person.join_by_link(url.group(0))

@@ -20,6 +20,14 @@ REGISTRATION = re.compile(r"https://t\.me/\S+\?start=reg_[\w-]+")
 INVITE = re.compile(r"https://t\.me/\+[\w-]+")
 
 
+def told(code: str) -> str:
+    """How a player's own message names table `code`: its tour and its number, never the
+    Judge's code (issue 22 §4)."""
+    match = re.fullmatch(r"T\d+R(\d+)G(\d+)", code)
+    assert match is not None, code
+    return f"Tour {match[1]}, table {match[2]}:"
+
+
 async def say(table: Table, who: SimUser, chat: object, text: str) -> str:
     """Send a command and return the bot's last answer in that chat."""
     await who.send(chat, text)  # type: ignore[arg-type]
@@ -56,9 +64,9 @@ async def play_tour(table: Table, players: list[SimUser], seed: int) -> list[int
         chat.promote_bot(by=judge, **RIGHTS)
         done = await say(table, judge, chat, f"/bind {code}")
         assert f"table {code}" in done
-        seated = [p for p in players if any(code in m.content for m in p.inbox())]
+        seated = [p for p in players if any(told(code) in m.content for m in p.inbox())]
         for person in seated:
-            invite = next(m for m in reversed(person.inbox()) if code in m.content)
+            invite = next(m for m in reversed(person.inbox()) if told(code) in m.content)
             url = INVITE.search(invite.content)
             assert url is not None
             await person.join_by_link(url.group(0))
@@ -273,9 +281,9 @@ async def bound_chat(table: Table, code: str, title: str = "") -> tuple[SimGroup
     chat = table.sandbox.add_supergroup(title or f"Table {code}", owner=judge)
     chat.promote_bot(by=judge, **RIGHTS)
     await say(table, judge, chat, f"/bind {code}")
-    seated = [p for p in table.people if any(code in m.content for m in p.inbox())]
+    seated = [p for p in table.people if any(told(code) in m.content for m in p.inbox())]
     for person in seated:
-        invite = next(m for m in reversed(person.inbox()) if code in m.content)
+        invite = next(m for m in reversed(person.inbox()) if told(code) in m.content)
         url = INVITE.search(invite.content)
         assert url is not None
         await person.join_by_link(url.group(0))

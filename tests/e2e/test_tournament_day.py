@@ -15,7 +15,7 @@ import pytest
 
 from bot.demo import RIGHTS, Crowd, Table, open_table, play
 from bot.sandbox import SimGroup, SimUser
-from tests.e2e.test_tournament import INVITE, REGISTRATION, say
+from tests.e2e.test_tournament import INVITE, REGISTRATION, say, told
 
 ROW = re.compile(r"^(🏆|·) (\d+)\. (.+?) — (.+)$")
 EVENT = re.compile(r"tour (\d+), table (T\d+R\d+G\d+)")
@@ -171,7 +171,9 @@ async def seat_table(
     seated = [p for p in players if p.id in group.players]
     for person in seated:
         invite = next(
-            m for m in reversed(person.inbox()) if code in m.content and INVITE.search(m.content)
+            m
+            for m in reversed(person.inbox())
+            if told(code) in m.content and INVITE.search(m.content)
         )
         url = INVITE.search(invite.content)
         assert url is not None
