@@ -345,6 +345,19 @@ CREATE TABLE bot_secrets (
 ) STRICT;
 """
 
+_SCHEMA_10 = """
+-- T5, S3: the tournament's own lot, the tie-break's last criterion. Its seed is drawn and
+-- committed (its SHA-256 announced) at the first confirmed tour, kept secret until the
+-- tournament is finished, then revealed with the final table; `revealed_at` says when.
+CREATE TABLE tournament_lots (
+    tournament_id INTEGER PRIMARY KEY REFERENCES tournaments (tournament_id),
+    seed          TEXT NOT NULL,
+    commitment    TEXT NOT NULL,
+    committed_at  REAL NOT NULL,
+    revealed_at   REAL
+) STRICT;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -363,6 +376,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "the journal of tours cancelled, redrawn, forced, finished, reopened", _SCHEMA_7),
     Migration(8, "the scoring scheme a tournament game is played under (T3, T4)", _SCHEMA_8),
     Migration(9, "the bot's own secrets: the live page's key", _SCHEMA_9),
+    Migration(10, "the tournament's lot: seed committed at the first tour (T5, S3)", _SCHEMA_10),
 )
 """Every migration, in order; the last one's version is the schema version of this code."""
 
