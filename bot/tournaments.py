@@ -23,6 +23,7 @@ from bot.callbacks import BanCb
 from bot.i18n import escape
 from bot.render import Button, Post, named
 from bot.rules.codec import to_json
+from bot.rules.draws import commitment
 from bot.rules.errors import BadSettings
 from bot.rules.protocol import entry_from_json, public_entries
 from bot.rules.sanctions import Penalty, disqualifies
@@ -66,7 +67,13 @@ from bot.tournament.tours import (
 )
 from storage.games import Game, GameStatus
 from storage.nicks import clean_nick, looks_like, nick_key
-from storage.tournaments import PlayerStatus, Tournament, TournamentPlayer, TournamentStatus
+from storage.tournaments import (
+    PlayerStatus,
+    Tournament,
+    TournamentLot,
+    TournamentPlayer,
+    TournamentStatus,
+)
 from storage.tours import TourGroup
 from storage.users import BanRequest
 
@@ -602,7 +609,41 @@ class TournamentService:
                 await self.repos.tournaments.set_status(
                     tournament.tournament_id, TournamentStatus.RUNNING
                 )
+            # T5, S3: the tournament's lot is drawn and committed with its first tour,
+            # before any game of it is dealt; a tour cancelled or redrawn keeps it.
+            lot, committed = await self._commit_lot(tournament, now)
+        if committed:
+            await self._announce_lot(tournament, lot)
         return tour, await self.repos.tours.groups(tournament.tournament_id, tour)
+
+    async def _commit_lot(self, tournament: Tournament, now: float) -> tuple[TournamentLot, bool]:
+        tid = tournament.tournament_id
+        found = await self.repos.tournaments.lot(tid)
+        if found is not None:
+            return found, False
+        seed = self.games.new_seed()  # the injected randomness, as each game's seed
+        return await self.repos.tournaments.commit_lot(tid, seed, commitment(seed), now)
+
+    async def _announce_lot(self, tournament: Tournament, lot: TournamentLot) -> None:
+        """The lot's commitment to the Judge and to every player, under a spoiler, as a
+        game posts its seed's hash at the deal (S3)."""
+        judge = tournament.judge_user_id
+        people = [judge] + [
+            p.user_id
+            for p in await self.repos.tournaments.players(tournament.tournament_id)
+            if p.user_id != judge
+        ]
+        posts = []
+        for user_id in people:
+            lang = await self.games.user_lang(user_id)
+            text = self.games.t(
+                lang,
+                "tournament_lot.committed",
+                name=escape(tournament.name),
+                commitment=lot.commitment,
+            )
+            posts.append(Post(user_id, text))
+        await self.games.sender.deliver(0, posts)
 
     async def bind(self, code: str, chat_id: int, judge_id: int, host_id: int) -> TourGroup:
         self._check_judge(judge_id)
@@ -1038,17 +1079,15 @@ class TournamentService:
         # T5: where shared places reach the prize places, the Judge's tie-break order.
         sanctions = Counter(o.user_id for o in offences)
         record, games = records(sheets, schemes, sanctions)
-        seed = await self.lot_seed(signed)
+        lot = await self.repos.tournaments.lot(tid)
+        seed = None if lot is None else lot.seed
         return break_ties(rows, parse_tie_break(settings.tie_break), record, games, seed)
 
-    async def lot_seed(self, signed: dict[int, SignedSheet]) -> str | None:
-        """T5, S3: the committed seed the tie-break lot is drawn from: that of the
-        tournament's last signed game (committed at its deal, revealed at its end;
-        docs/fairness.md). None before any sheet is signed."""
-        if not signed:
-            return None
-        state = await self.games.state(max(signed))
-        return None if state is None else state.seed
+    async def lot(self, tournament: Tournament) -> TournamentLot | None:
+        """T5, S3: the tournament's own lot, the tie-break's last criterion: its seed is
+        drawn and committed at the first confirmed tour and revealed at /finish
+        (docs/fairness.md); the sheets signed meanwhile do not change it. None before."""
+        return await self.repos.tournaments.lot(tournament.tournament_id)
 
     async def exports(self, tournament: Tournament) -> dict[str, str]:
         tid = tournament.tournament_id
@@ -1122,7 +1161,17 @@ class TournamentService:
             if not await self.repos.tournaments.move_status(tid, TournamentStatus.FINISHED):
                 raise TournamentError("finish.already", name=escape(tournament.name))
             await self.repos.tours.note(tid, None, "finished", judge_id, now=self.games.clock.now())
+            # T5, S3: the lot's seed is revealed with the final table.
+            await self.repos.tournaments.reveal_lot(tid, now=self.games.clock.now())
         return rows
+
+    def lot_line(self, lang: str, lot: TournamentLot | None) -> str:
+        """The revealed lot for the final table: its seed and hash, to check and recompute."""
+        if lot is None:
+            return ""
+        return "\n\n" + self.games.t(
+            lang, "tournament_lot.revealed", seed=lot.seed, commitment=lot.commitment
+        )
 
     async def reopen(self, tournament: Tournament, judge_id: int) -> None:
         """The Judge reopens a finished tournament: recorded, and every player is told."""

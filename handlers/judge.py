@@ -744,6 +744,7 @@ async def finish(
         await _refuse(message, service, lang, error)
         return
     why = await tournaments.out_players(tournament.tournament_id)
+    lot = await tournaments.lot(tournament)  # T5, S3: revealed with the final table
 
     posts = []
     for player in await service.repos.tournaments.players(tournament.tournament_id):
@@ -757,7 +758,8 @@ async def finish(
                     name=escape(tournament.name),
                     top=_top(rows),
                     table=_table(service, plang, rows, player.user_id, why),
-                ),
+                )
+                + tournaments.lot_line(plang, lot),
             )
         )
     await service.sender.deliver(0, posts)
@@ -769,6 +771,7 @@ async def finish(
             top=_top(rows),
             table=_table(service, lang, rows, why=why),
         )
+        + tournaments.lot_line(lang, lot)
     )
 
 

@@ -363,6 +363,19 @@ CREATE TABLE tour_invites (
 CREATE INDEX tour_invites_by_code ON tour_invites (code);
 """
 
+_SCHEMA_12 = """
+-- T5, S3: the tournament's own lot, the tie-break's last criterion. Its seed is drawn and
+-- committed (its SHA-256 announced) at the first confirmed tour, kept secret until the
+-- tournament is finished, then revealed with the final table; `revealed_at` says when.
+CREATE TABLE tournament_lots (
+    tournament_id INTEGER PRIMARY KEY REFERENCES tournaments (tournament_id),
+    seed          TEXT NOT NULL,
+    commitment    TEXT NOT NULL,
+    committed_at  REAL NOT NULL,
+    revealed_at   REAL
+) STRICT;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -383,6 +396,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, "the bot's own secrets: the live page's key", _SCHEMA_9),
     Migration(10, "the forum topic each game lives in", _SCHEMA_10),
     Migration(11, "the invite links to tables' chats, revoked with a void tour (T1)", _SCHEMA_11),
+    Migration(12, "the tournament's lot: seed committed at the first tour (T5, S3)", _SCHEMA_12),
 )
 """Every migration, in order; the last one's version is the schema version of this code."""
 

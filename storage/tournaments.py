@@ -81,8 +81,30 @@ def _player(row: aiosqlite.Row) -> TournamentPlayer:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class TournamentLot:
+    """T5, S3: the seed of the tournament's tie-break lot, committed at its first tour;
+    `revealed_at` is None while it is secret."""
+
+    tournament_id: int
+    seed: str
+    commitment: str
+    committed_at: float
+    revealed_at: float | None
+
+
+def _lot(row: aiosqlite.Row) -> TournamentLot:
+    return TournamentLot(
+        tournament_id=row["tournament_id"],
+        seed=row["seed"],
+        commitment=row["commitment"],
+        committed_at=row["committed_at"],
+        revealed_at=row["revealed_at"],
+    )
+
+
 class TournamentRepository:
-    """Reads and writes `tournaments` and `tournament_players`."""
+    """Reads and writes `tournaments`, `tournament_players` and `tournament_lots`."""
 
     def __init__(self, database: Database) -> None:
         self._db = database
@@ -162,6 +184,34 @@ class TournamentRepository:
             (status.value, tournament_id, status.value),
         )
         return bool(changed)
+
+    async def commit_lot(
+        self, tournament_id: int, seed: str, commitment: str, now: float
+    ) -> tuple[TournamentLot, bool]:
+        """The tournament's lot, committed now unless it already was: (the lot, whether
+        this call committed it). A committed seed is never replaced."""
+        added = await self._db.execute(
+            "INSERT OR IGNORE INTO tournament_lots (tournament_id, seed, commitment, committed_at) "
+            "VALUES (?, ?, ?, ?)",
+            (tournament_id, seed, commitment, now),
+        )
+        lot = await self.lot(tournament_id)
+        assert lot is not None
+        return lot, bool(added)
+
+    async def lot(self, tournament_id: int) -> TournamentLot | None:
+        row = await self._db.fetch_one(
+            "SELECT * FROM tournament_lots WHERE tournament_id = ?", (tournament_id,)
+        )
+        return None if row is None else _lot(row)
+
+    async def reveal_lot(self, tournament_id: int, now: float) -> None:
+        """Mark the lot's seed as revealed (the first time only)."""
+        await self._db.execute(
+            "UPDATE tournament_lots SET revealed_at = ? "
+            "WHERE tournament_id = ? AND revealed_at IS NULL",
+            (now, tournament_id),
+        )
 
     async def register(
         self, tournament_id: int, user_id: int, *, nick: str, now: float

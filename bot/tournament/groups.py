@@ -26,10 +26,15 @@ exact procedure docs/fairness.md publishes (so anyone can recompute it):
 - tablemates: a pair that already met `m` times costs `4**m - 1` (not `m`), so the swaps
   first keep apart the pairs who met most;
 - the bonus tables (T4: more than `bonus_threshold` players) when a tour mixes sizes: the
-  players who sat at the most bonus tables so far take the smaller tables, and a swap
-  between a bonus and a plain table only exchanges players with as many bonus tables
-  (the rotation comes first: with only two tables, 14 and 15, it decides most of the
-  split, and pairs meet again more often than they would without it);
+  placement starts with the players who sat at the most bonus tables so far at the smaller
+  tables; only a player with at most one bonus table more than the fewest anyone has may
+  move to a bonus table (so the counts stay within two of each other), and a bonus seat
+  costs ROTATION_WEIGHT per bonus table above the fewest. A rotation kept within one after
+  every tour would seat the same people together tour after tour (with 14 and 15, the
+  14 of one tour are the bonus table of the next); this one gives way to keep apart the
+  pairs who already met most, and keeps within one where that gains nothing;
+- several placements (`attempts`: the first in the drawn order, each next in a shuffle of
+  its own), each improved by the swaps; the one of the lowest total weight is kept;
 - seats: each group's seat order starts from its own seeded shuffle, then two players
   swap seats while that lowers how often they already sat on those seats.
 Off, the split is the one above and the games draw their seats themselves (S1).
@@ -38,7 +43,7 @@ Off, the split is the one above and the games draw their seats themselves (S1).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -47,6 +52,25 @@ from bot.tournament.settings import TournamentSettings
 
 DRAW_LABEL = "groups"  # the `bot.rules.draws` label of the players' order
 SEATS_LABEL = "groups:{group}:seats"  # a balanced group's first seat order (group from 1)
+# Balanced, when a tour mixes bonus and plain tables: what a bonus seat costs a player,
+# per bonus table they had above the fewest anyone had (between the weights of a pair that
+# met twice, 15, and three times, 63: the rotation gives way to keep such pairs apart).
+ROTATION_WEIGHT = 31
+AGAIN_LABEL = "groups:again:{attempt}"  # the order of attempt k >= 1 (balanced only)
+MOST_ATTEMPTS = 8
+
+
+def attempts(count: int) -> int:
+    """Balanced: how many placements are tried for `count` players (fewer, the more)."""
+    return max(1, min(MOST_ATTEMPTS, 600 // max(count, 1)))
+
+
+@dataclass(frozen=True)
+class Rotation:
+    """Balanced and mixed: who may sit at a bonus table, who must, and what it costs each."""
+
+    cost: Mapping[int, int]  # the players who may, each with their cost
+    must: frozenset[int]
 
 
 @dataclass(frozen=True)
@@ -139,12 +163,20 @@ def split(
         by_bonus = sorted(seated, key=lambda p: (-bonus_played[p], rank[p]))
         kind = {p: i >= plain for i, p in enumerate(by_bonus)}
 
-    groups = _improve(
-        _greedy(seated, sizes, adjacent, kind, bonus),
-        adjacent,
-        (lambda a, b: bonus_played[a] == bonus_played[b]) if mixed else None,
-        bonus,
-    )
+    rotation = _rotation(seated, sizes, bonus, bonus_played) if mixed else None
+    best: tuple[int, list[list[int]]] | None = None
+    for attempt in range(attempts(len(seated)) if balanced else 1):
+        # Attempt 0 places the players in `order`, attempt k in a shuffle of its own.
+        placing = seated
+        if attempt:
+            again = shuffled(seed, AGAIN_LABEL.format(attempt=attempt), ids)
+            placing = [p for p in again if p in present]
+        found = _improve(_greedy(placing, sizes, adjacent, kind, bonus), adjacent, rotation, bonus)
+        cost = _cost(found, adjacent, rotation, bonus)
+        if best is None or cost < best[0]:  # ties: the earlier attempt
+            best = (cost, found)
+    assert best is not None
+    groups = best[1]
     result = sorted((sorted(g) for g in groups), key=lambda g: (len(g), g))
     repeated_seats = 0
     if balanced:
@@ -196,6 +228,38 @@ def count_repeated_seats(
     return sum(1 for g in groups for i, p in enumerate(g) if (p, i + 1) in had)
 
 
+def _rotation(
+    seated: Sequence[int], sizes: Sequence[int], bonus: Sequence[bool], had: Counter[int]
+) -> Rotation:
+    """Who may take a bonus seat: those with at most one bonus table more than the fewest
+    anyone has, so that no two players' counts end more than two apart; when they are
+    fewer than the bonus seats, they must, and anyone may. A seat costs ROTATION_WEIGHT per
+    bonus table its player has above the fewest."""
+    lowest = min(had[p] for p in seated)
+    seats = sum(size for size, b in zip(sizes, bonus, strict=True) if b)
+    near = frozenset(p for p in seated if had[p] <= lowest + 1)
+    may = near if len(near) >= seats else frozenset(seated)
+    must = frozenset() if len(near) >= seats else near
+    return Rotation({p: ROTATION_WEIGHT * (had[p] - lowest) for p in may}, must)
+
+
+def _cost(
+    groups: Sequence[Sequence[int]],
+    adjacent: dict[int, dict[int, int]],
+    rotation: Rotation | None,
+    bonus: Sequence[bool],
+) -> int:
+    """The weights of every pair of tablemates, plus each bonus seat's cost."""
+    total = 0
+    for i, group in enumerate(groups):
+        members = set(group)
+        for p in group:
+            total += sum(w for q, w in adjacent[p].items() if q in members and q > p)
+            if rotation is not None and bonus[i]:
+                total += rotation.cost[p]
+    return total
+
+
 def _greedy(
     seated: Sequence[int],
     sizes: Sequence[int],
@@ -219,12 +283,12 @@ def _greedy(
 def _improve(
     groups: list[list[int]],
     adjacent: dict[int, dict[int, int]],
-    may_cross: Callable[[int, int], bool] | None,
+    rotation: Rotation | None,
     bonus: Sequence[bool],
 ) -> list[list[int]]:
-    """Swap players between groups while a swap lowers the earlier meetings among mates.
-
-    Between a bonus table and a plain one only players for whom `may_cross` holds swap."""
+    """Swap players between groups while a swap lowers the weights among tablemates plus,
+    when bonus and plain tables mix, the cost of each bonus seat (`rotation`): only a
+    player who may sit at a bonus table moves to one, and one who must never leaves it."""
     where = {p: i for i, g in enumerate(groups) for p in g}
     players = [p for g in groups for p in g]
     # cost[p][i]: how many earlier meetings p has with the members of group i.
@@ -239,10 +303,13 @@ def _improve(
             ga, gb = where[a], where[b]
             if ga == gb:
                 continue
-            if may_cross is not None and bonus[ga] != bonus[gb] and not may_cross(a, b):
-                continue
             ab = adjacent[a].get(b, 0)
             delta = (cost[a][gb] - ab) + (cost[b][ga] - ab) - cost[a][ga] - cost[b][gb]
+            if rotation is not None and bonus[ga] != bonus[gb]:
+                up, down = (b, a) if bonus[ga] else (a, b)  # up: to the bonus table
+                if up not in rotation.cost or down in rotation.must:
+                    continue
+                delta += rotation.cost[up] - rotation.cost[down]
             if delta >= 0:
                 continue
             where[a], where[b] = gb, ga

@@ -35,9 +35,12 @@ async def test_T5_the_judges_tie_break_order_settles_the_prize_places() -> None:
         service = table.app.dispatcher["tournaments"]
         tournament = await service.judged_by(judge.id)
         rows = {r.user_id: r for r in await service.standings(tournament)}
-        # All winners share 1.0 and beat none of each other: the lot, from the game's
-        # seed (committed at the deal, revealed at the end), settles 1st to 3rd.
-        drawn = shuffled(state.seed, "tiebreak:1", winners)
+        # All winners share 1.0 and beat none of each other: the lot, from the
+        # tournament's seed (committed at the first tour, revealed at /finish), settles
+        # 1st to 3rd.
+        lot = await service.lot(tournament)
+        assert lot is not None
+        drawn = shuffled(lot.seed, "tiebreak:1", winners)
         assert len(winners) >= 3
         expected = [1, 2, 3] + [4] * (len(winners) - 3)  # below 3rd: one shared place
         assert [rows[u].place for u in drawn] == expected
@@ -46,6 +49,7 @@ async def test_T5_the_judges_tie_break_order_settles_the_prize_places() -> None:
         assert "(decided by: a lot)" in text
         final = await say(table, judge, judge.private, "/finish")
         assert "Top three" in final  # nothing shared at the top is left to stop it
+        assert f"seed {lot.seed}, hash {lot.commitment}" in final
 
 
 @pytest.mark.rule("T5")

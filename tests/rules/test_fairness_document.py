@@ -238,3 +238,31 @@ def test_S3_the_documents_step_by_step_values_hold() -> None:
     assert swaps in text
     swaps = ", ".join(f"{i}↔{index(seed, f'deal/{i}', i + 1)}" for i in range(11, 0, -1))
     assert swaps in text
+
+
+@pytest.mark.rule("T5")
+@pytest.mark.rule("S3")
+def test_T5_the_tournament_lots_example_is_what_the_document_and_the_bot_give() -> None:
+    """Both languages give the same example of the tournament's lot, the procedure above
+    recomputes it, and the bot's tie-break places the players as the document says."""
+    from bot.tournament.standings import StandingsRow
+    from bot.tournament.tiebreak import break_ties
+
+    text = DOC.read_text(encoding="utf-8")
+    found = re.findall(
+        r'`(?:перемешать|shuffle)\("tiebreak:(\d+)", \[([\d, ]+)\]\)` = `\[([\d, ]+)\]`', text
+    )
+    assert len(found) == 2 and found[0] == found[1], found  # Russian, then English
+    place, tied, drawn = int(found[0][0]), found[0][1], found[0][2]
+    ids = [int(x) for x in tied.split(", ")]
+    order = [int(x) for x in drawn.split(", ")]
+    [seed] = set(re.findall(r"`([0-9a-f]{32})`", text))  # the one seed the document uses
+    assert shuffle(seed, f"tiebreak:{place}", ids) == order
+    # A leader, then the four sharing `place`: the lot settles the prize places only.
+    rows = [StandingsRow(1, 999, "leader", 30, 3, 3, ())]
+    rows += [StandingsRow(place, uid, str(uid), 20, 3, 2, ()) for uid in ids]
+    placed = {r.user_id: r.place for r in break_ties(rows, ("lot",), {}, [], seed)}
+    assert [placed[uid] for uid in order] == [2, 3, 4, 4]
+    assert seed == "3f9c2a7e51d04b8c9a6e0d1f2b3c4d5e"
+    assert "**зерно жребия**" in text
+    assert "**lot seed**" in text and "`/groups confirm`" in text

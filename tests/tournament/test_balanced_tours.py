@@ -84,12 +84,11 @@ def test_T1_six_tours_of_30_spread_tablemates_and_seats(name: str) -> None:
 
     # Two tables of 15 each tour: a pair meets 6 * 210 / 435 = 2.9 times on average.
     # Nobody can be kept to 3 (at most 8 players have pairwise 3 different tables over 6
-    # tours), so 4 is the floor; nobody sits with the same person all 6 times, and few
-    # pairs 5 times. The old draw seats some pairs together all 6 times.
-    assert max(new.meetings()) <= 5
-    assert new.meetings()[5] <= 16
+    # tours), so 4 is the floor, and the split reaches it: nobody sits with the same
+    # person 5 or 6 times. The old draw seats some pairs together all 6 times.
+    assert max(new.meetings()) == 4
     assert old.meetings()[6] >= 2
-    assert old.meetings()[5] + old.meetings()[6] >= 2 * (new.meetings()[5] + 1)
+    assert old.meetings()[5] + old.meetings()[6] >= 10
 
     # Seats 1-15 and 6 games each: every player can have 6 different seat numbers. The
     # old draw gave about two players in three a seat number they had had before.
@@ -112,14 +111,36 @@ def test_T1_T4_the_bonus_tables_rotate_when_a_tour_mixes_14_and_15(
     for tour in range(1, 7):
         new.play(1)
         assert new.splits[-1].sizes == sizes
-        # After every tour each player has sat at as many x1.2 tables as anyone, or one less.
+        # After every tour each player has sat at as many x1.2 tables as anyone, or one or
+        # two less (two only where keeping to one would seat the same pairs together).
         counts = [new.bonus_tables()[p] for p in players]
-        assert max(counts) - min(counts) <= 1, f"tour {tour}"
+        assert max(counts) - min(counts) <= (1 if tour == 1 else 2), f"tour {tour}"
         slots = sum(s for s in sizes if s > BALANCED.bonus_threshold)
         assert sum(counts) == tour * slots
     old_counts = [old.bonus_tables()[p] for p in players]
     assert max(old_counts) - min(old_counts) >= 3  # the same people at x1.2 every tour
     assert new.players_with_a_repeated_seat() == 0
+
+
+@pytest.mark.rule("T1", "T4")
+@pytest.mark.parametrize("name", ["cup-29-a", "cup-29-b", "cup-29-c", "cup-29-d"])
+def test_T1_T4_29_players_over_6_tours_rotate_the_bonus_table_and_spread_tablemates(
+    name: str,
+) -> None:
+    """14 + 15 every tour. A rotation kept within one after every tour makes the 14 of a
+    tour the bonus table of the next, so about 22 pairs sat together in all 6 games; the
+    split lets the counts part by two where that keeps such pairs apart."""
+    players = ids(29)
+    tours = Tours(players, BALANCED, name)
+    for tour in range(1, 7):
+        tours.play(1)
+        counts = [tours.bonus_tables()[p] for p in players]
+        assert max(counts) - min(counts) <= 2, f"tour {tour}"
+        assert sum(counts) == 15 * tour
+    met = tours.meetings()
+    assert met[6] <= 2  # pairs at one table in every tour
+    assert met[5] <= 40
+    assert tours.players_with_a_repeated_seat() == 0
 
 
 @pytest.mark.rule("T1")
@@ -236,34 +257,70 @@ def documented_split(
         ranked = sorted(to_seat, key=lambda p: (-bonus[p], rank[p]))
         kind = {p: i >= plain for i, p in enumerate(ranked)}
 
-    groups: list[list[int]] = [[] for _ in sizes]
-    for p in to_seat:
-        room = [i for i in range(len(sizes)) if len(groups[i]) < sizes[i]]
-        mine = [i for i in room if is_bonus[i] == kind[p]]
-        best = min(
-            mine, key=lambda i: (sum(w(p, q) for q in groups[i]), len(groups[i]) - sizes[i], i)
+    # Step 5, mixed tables: who may move to a bonus table, who may not leave one, r(p).
+    may, must, r = set(to_seat), set(), dict.fromkeys(to_seat, 0)
+    if mixed:
+        lo = min(bonus[p] for p in to_seat)
+        seats = sum(s for s, b in zip(sizes, is_bonus, strict=True) if b)
+        near = {p for p in to_seat if bonus[p] <= lo + 1}
+        if len(near) >= seats:
+            may = near
+        else:
+            must = near
+        r = {p: 31 * (bonus[p] - lo) for p in to_seat}
+
+    def attempt(placing: list[int]) -> tuple[int, dict[int, int], list[int]]:
+        groups: list[list[int]] = [[] for _ in sizes]
+        for p in placing:  # step 6
+            room = [i for i in range(len(sizes)) if len(groups[i]) < sizes[i]]
+            mine = [i for i in room if is_bonus[i] == kind[p]]
+            best = min(
+                mine,
+                key=lambda i: (sum(w(p, q) for q in groups[i]), len(groups[i]) - sizes[i], i),
+            )
+            groups[best].append(p)
+        listed = [p for g in groups for p in g]
+        where = {p: i for i, g in enumerate(groups) for p in g}
+
+        def c(x: int, group: int) -> int:
+            return sum(w(x, q) for q in listed if where[q] == group and q != x)
+
+        traded = True
+        while traded:  # step 7
+            traded = False
+            for i in range(len(listed)):
+                for j in range(i + 1, len(listed)):
+                    a, b = listed[i], listed[j]
+                    ga, gb = where[a], where[b]
+                    if ga == gb:
+                        continue
+                    e1 = e2 = 0
+                    if mixed and is_bonus[ga] != is_bonus[gb]:
+                        up, down = (b, a) if is_bonus[ga] else (a, b)
+                        if up not in may or down in must:
+                            continue
+                        e1, e2 = r[up], r[down]
+                    if c(a, gb) - w(a, b) + c(b, ga) - w(a, b) + e1 < c(a, ga) + c(b, gb) + e2:
+                        where[a], where[b] = gb, ga
+                        traded = True
+        total = sum(
+            w(p, q) for i, p in enumerate(listed) for q in listed[i + 1 :] if where[p] == where[q]
         )
-        groups[best].append(p)
-    listed = [p for g in groups for p in g]
-    where = {p: i for i, g in enumerate(groups) for p in g}
+        if mixed:
+            total += sum(r[p] for p in listed if is_bonus[where[p]])
+        return total, where, listed
 
-    def c(x: int, group: int) -> int:
-        return sum(w(x, q) for q in listed if where[q] == group and q != x)
-
-    traded = True
-    while traded:
-        traded = False
-        for i in range(len(listed)):
-            for j in range(i + 1, len(listed)):
-                a, b = listed[i], listed[j]
-                ga, gb = where[a], where[b]
-                if ga == gb:
-                    continue
-                if mixed and is_bonus[ga] != is_bonus[gb] and bonus[a] != bonus[b]:
-                    continue
-                if c(a, gb) - w(a, b) + c(b, ga) - w(a, b) < c(a, ga) + c(b, gb):
-                    where[a], where[b] = gb, ga
-                    traded = True
+    # Step 7a: the attempts, the lowest total kept (ties: the earlier).
+    count = 1 if not balanced or not to_seat else min(8, max(1, 600 // len(to_seat)))
+    tried = []
+    for k in range(count):
+        placing = to_seat
+        if k:
+            placing = [
+                p for p in shuffled(seed, f"groups:again:{k}", sorted(players)) if p in to_seat
+            ]
+        tried.append(attempt(placing))
+    _, where, listed = min(tried, key=lambda t: t[0])
     final = sorted(
         (sorted(p for p in listed if where[p] == i) for i in range(len(sizes))),
         key=lambda g: (len(g), g),
