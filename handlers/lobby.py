@@ -131,6 +131,16 @@ async def refresh_lobby(service: GameService, game: Game, bot: Bot) -> None:
         del stale[game.game_id]
 
 
+async def repost_lobby(service: GameService, game: Game, bot: Bot) -> None:
+    """The lobby post stayed behind in a group that became a supergroup: it goes up
+    there anew, with its Join button, and is the one edited from then on."""
+    text, button = await lobby_view(service, game, bot)
+    sent = await bot.send_message(game.chat_id, text, reply_markup=markup(((button,),)))
+    await service.repos.games.set_lobby_message(
+        game.game_id, sent.message_id, now=service.clock.now()
+    )
+
+
 async def ask_host_to_start(bot: Bot, service: GameService, game: Game, lang: str) -> None:
     """A Host who never pressed Start gets no panel and has night reports (V3) only in the
     group: ask them, with a button to the bot's private chat (issue 22 §1)."""

@@ -76,8 +76,13 @@ class ChatRepository:
         if not changed:
             raise NotFoundError(f"no chat {chat_id}")
 
-    async def migrate_to_chat_id(self, chat_id: int, new_chat_id: int) -> None:
-        """Move everything keyed by `chat_id` to `new_chat_id` (a group became a supergroup).
+    async def migrate_to_chat_id(self, chat_id: int, new_chat_id: int) -> int:
+        """Move everything keyed by `chat_id` to `new_chat_id` (a group became a supergroup);
+        the number of games moved.
+
+        Messages already sent stay where they are in the outbox: their ids are the old
+        group's (a restart must not edit a message of the supergroup by them); those still
+        to go out go to the supergroup.
 
         The bot may already have seen the supergroup: then its own title, language and
         settings win, and only what it lacks is carried over. The old chat is deleted
@@ -104,11 +109,12 @@ class ChatRepository:
                 "lang = coalesce(chats.lang, excluded.lang)",
                 (new_chat_id, ChatType.SUPERGROUP.value, chat_id),
             )
-            await self._db.execute(
+            games = await self._db.execute(
                 "UPDATE games SET chat_id = ? WHERE chat_id = ?", (new_chat_id, chat_id)
             )
             await self._db.execute(
-                "UPDATE outbox SET chat_id = ? WHERE chat_id = ?", (new_chat_id, chat_id)
+                "UPDATE outbox SET chat_id = ? WHERE chat_id = ? AND sent_at IS NULL",
+                (new_chat_id, chat_id),
             )
             await self._db.execute(
                 "UPDATE tour_groups SET chat_id = ? WHERE chat_id = ?", (new_chat_id, chat_id)
@@ -121,6 +127,7 @@ class ChatRepository:
             )
             await self._db.execute("DELETE FROM chat_settings WHERE chat_id = ?", (chat_id,))
             await self._db.execute("DELETE FROM chats WHERE chat_id = ?", (chat_id,))
+        return games
 
 
 class ChatSettingsRepository:
