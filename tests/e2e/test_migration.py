@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.demo import Table, open_table
+from bot.rules.events import Phase
 from bot.sandbox.people import SimGroup
 from bot.sandbox.world import SimMessage
 
@@ -149,5 +150,33 @@ async def test_a_lobby_in_a_group_upgraded_is_posted_again_and_keeps_filling(
     assert lobby.edit_date is not None and table.people[5].first_name in (lobby.text or "")
     game = await table.app.service.active_game(new.id)
     assert game is not None and game.lobby_message_id == lobby.message_id
+    assert refused_for_the_old_id(table, old) == []
+    assert errors(caplog) == []
+
+
+@pytest.mark.rule("D6")
+async def test_D6_an_open_vote_in_a_group_upgraded_is_posted_again_and_counted_there(
+    club: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    table = club
+    await table.gather()
+    await table.begin()
+    state = await table.wait_for(lambda s: s.phase is Phase.ROUND_2 and s.day == 1)
+    target = next(s for s in state.living() if s not in (state.speaker, *state.queue[:1]))
+    await table.nominate(target)
+    state = await table.wait_for(lambda s: s.phase is Phase.VOTE)
+    old_ballot = table.latest(table.group.messages(), "v:")
+    assert old_ballot is not None
+
+    old, new = upgrade(table)
+    await table.settle()
+
+    ballot = table.latest(new.messages(), "v:")
+    assert ballot is not None and ballot.text == old_ballot.text
+    assert buttons(ballot) == buttons(old_ballot)
+    voter = next(s for s in state.living() if s != target)
+    await table.vote(voter, target)  # on the ballot in the supergroup
+    after = table.state
+    assert after is not None and after.votes.get(voter) == target
     assert refused_for_the_old_id(table, old) == []
     assert errors(caplog) == []
