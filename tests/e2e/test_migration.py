@@ -185,3 +185,27 @@ async def test_D6_an_open_vote_in_a_group_upgraded_is_posted_again_and_counted_t
     assert after is not None and after.votes.get(voter) == target
     assert refused_for_the_old_id(table, old) == []
     assert errors(caplog) == []
+
+
+async def test_after_a_restart_the_table_in_the_supergroup_is_the_one_edited(
+    club: Table, caplog: pytest.LogCaptureFixture
+) -> None:
+    table = club
+    await table.gather()
+    await table.begin()
+    state = table.state
+    assert state is not None
+    old, new = upgrade(table)
+    await table.settle()
+    await table.let_room_come()
+    pinned = new.pinned
+    assert pinned is not None
+
+    await table.restart()  # what the process remembered of its messages is gone
+    await table.wait_for(lambda s: s.phase is not state.phase)
+    await table.let_room_come()
+
+    assert new.pinned is pinned and pinned.edit_date is not None  # edited, not posted again
+    assert len([m for m in new.messages() if m.service.get("pinned_message")]) == 1
+    assert refused_for_the_old_id(table, old) == []
+    assert errors(caplog) == []
