@@ -24,6 +24,7 @@ from aiogram.types import (
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
     BotCommandScopeDefault,
+    BotCommandScopeUnion,
 )
 
 from bot import __version__, runtime, timings
@@ -39,6 +40,7 @@ from bot.service import LOBBY_IDLE_SECONDS, GameService
 from bot.tournaments import TournamentService
 from bot.web import PageLinks, TournamentPages, serve_pages
 from handlers import get_routers
+from handlers.commands import menus
 from handlers.common import chat_moved
 from handlers.failures import STORAGE_FAILURES, StaleAnswers, Unreachable, gone, not_recorded
 from handlers.guard import AnswersInPrivate, OutOfTurnCommands
@@ -50,60 +52,12 @@ from handlers.middleware import (
     OncePerUpdate,
     ThrottleCommands,
 )
+from handlers.topics import GameTopic
 from storage.db import Database
 from storage.repositories import Repositories
 from storage.secrets import PAGE_KEY
 
 log = logging.getLogger(__name__)
-
-GROUP_COMMANDS = (
-    "help",
-    "rules",
-    "status",
-    "newgame",
-    "join",
-    "leave",
-    "pass",
-    "nominate",
-    "expel",
-    "lang",
-)
-HOST_COMMANDS = (
-    "begin",
-    "pause",
-    "resume",
-    "skip",
-    "extend",
-    "warn",
-    "remove",
-    "stop",
-    "host",
-    "kick",
-    "bind",
-    "unbind",
-)
-PRIVATE_COMMANDS = (
-    "start",
-    "help",
-    "rules",
-    "lang",
-    "nick",
-    "tournament",
-    "settings",
-    "groups",
-    "tour",
-    "standings",
-    "stats",
-    "sheet",
-    "fix",
-    "adjust",
-    "finish",
-    "export",
-    "protocol",
-    "unregister",
-    "registration",
-    "unban",
-)
 
 
 def make_bot(token: str, api_server: str) -> Bot:
@@ -187,6 +141,9 @@ async def build_app(
     # Before anything is stored of it: a flood of commands outside a game is dropped.
     dispatcher.message.outer_middleware(ThrottleCommands())
     dispatcher.message.outer_middleware(KnowTheSender())
+    # A forum's topics other than the game's are not the game's (after KnowTheSender: `lang`).
+    dispatcher.message.outer_middleware(GameTopic())
+    dispatcher.edited_message.outer_middleware(GameTopic(edited=True))
     dispatcher.message.outer_middleware(NothingOnBehalfOfAChat())  # after KnowTheSender: `lang`
     dispatcher.message.outer_middleware(OutOfTurnCommands())  # after KnowTheSender: its `lang`
     dispatcher.callback_query.outer_middleware(KnowTheSender())
@@ -197,34 +154,26 @@ async def build_app(
     return App(bot, dispatcher, service, database)
 
 
+# The scopes handlers.commands.menus() names, by their BotCommandScope type.
+SCOPES: dict[str, BotCommandScopeUnion] = {
+    "all_group_chats": BotCommandScopeAllGroupChats(),
+    "all_chat_administrators": BotCommandScopeAllChatAdministrators(),
+    "all_private_chats": BotCommandScopeAllPrivateChats(),
+    "default": BotCommandScopeDefault(),
+}
+
+
 async def set_command_menus(bot: Bot, texts: Texts) -> None:
-    """Command menus per scope: group members, group administrators, private chats."""
-
-    def commands(lang: str, names: tuple[str, ...]) -> list[BotCommand]:
-        return [BotCommand(command=n, description=texts(lang, f"commands.{n}")) for n in names]
-
+    """Command menus per scope (group members, group administrators, private chats), each
+    in every language and without one, from the commands' declarations."""
     for lang in (None, *LANGUAGES):
         shown = lang or texts.default
-        await bot.set_my_commands(
-            commands(shown, GROUP_COMMANDS),
-            scope=BotCommandScopeAllGroupChats(),
-            language_code=lang,
-        )
-        await bot.set_my_commands(
-            commands(shown, GROUP_COMMANDS + HOST_COMMANDS),
-            scope=BotCommandScopeAllChatAdministrators(),
-            language_code=lang,
-        )
-        await bot.set_my_commands(
-            commands(shown, PRIVATE_COMMANDS),
-            scope=BotCommandScopeAllPrivateChats(),
-            language_code=lang,
-        )
-        await bot.set_my_commands(
-            commands(shown, PRIVATE_COMMANDS),
-            scope=BotCommandScopeDefault(),
-            language_code=lang,
-        )
+        for menu in menus():
+            commands = [
+                BotCommand(command=name, description=texts(shown, f"commands.{name}"))
+                for name in menu.commands
+            ]
+            await bot.set_my_commands(commands, scope=SCOPES[menu.scope], language_code=lang)
 
 
 async def run_bot(config: Config) -> None:

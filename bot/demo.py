@@ -138,6 +138,9 @@ class Table:
     # The tournament's Judge, when the table was opened with one; the config's
     # `[access] judges` then names them alone, as a club's server would.
     judge: SimUser | None = None
+    # The forum topic the table plays in (its message_thread_id), set by a test that
+    # opens the game in a topic; None: the group's General, or a group without topics.
+    topic: int | None = None
 
     # --- the bot, which can be stopped and started again on the same database -----
 
@@ -402,7 +405,7 @@ class Table:
 
     async def gather(self, players: list[SimUser] | None = None) -> None:
         """The Host opens a lobby and everybody joins through the Join deep link."""
-        await self.host.send(self.group, "/newgame")
+        await self.host.send(self.group, "/newgame", topic=self.topic)
         await self.settle()
         lobby = self.group.visible_messages()[-1]
         for person in players if players is not None else self.people:
@@ -413,7 +416,7 @@ class Table:
         self.game_id = game.game_id
 
     async def begin(self) -> None:
-        await self.host.send(self.group, "/begin")
+        await self.host.send(self.group, "/begin", topic=self.topic)
         await self.settle()
 
 
@@ -520,13 +523,15 @@ class Crowd:
             return False
         acted = False
         if self._once(person.id, state.step, "speak"):
-            await person.send(self.table.group, self.rng.choice(SPEECHES[self.lang]))
+            await person.send(
+                self.table.group, self.rng.choice(SPEECHES[self.lang]), topic=self.table.topic
+            )
             await self.table.settle()
             acted = True
             if self.rng.random() < 0.03:  # somebody else talks out of turn: deleted (D10)
                 other = self.table.person(self.rng.choice(state.living()))
                 if other is not person:
-                    await other.send(self.table.group, "!!!")
+                    await other.send(self.table.group, "!!!", topic=self.table.topic)
                     await self.table.settle()
         # As things are now: the speaker may have nominated meanwhile (a command, or a
         # button pressed in a test), and the button is gone then.

@@ -51,11 +51,12 @@ from aiogram.exceptions import (
 )
 from aiogram.methods import Response, TelegramMethod
 from aiogram.methods.base import TelegramType
-from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
+from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, Message
 
 from bot.board import BOARD
 from bot.clock import Clock
 from bot.longtext import fits
+from bot.lru import LRU
 from bot.render import Edit, Keyboard, Outgoing, Post, Unkey
 
 log = logging.getLogger(__name__)
@@ -126,6 +127,9 @@ Outcome = int | Undelivered | None  # a message id, a person out of reach, or no
 Ticker = Callable[[int, int | None], Awaitable[None]]
 # Told when the table message had to be posted anew: (game, chat, message id, text).
 Reposted = Callable[[int, int, int, str], Awaitable[None]]
+# Where a game lives: (its group, its forum topic or None), or None for no such game.
+Locate = Callable[[int], Awaitable[tuple[int, int | None] | None]]
+KEEP_PLACES = 5_000  # games whose group and topic are known without a read
 
 
 @dataclass
@@ -533,11 +537,51 @@ class Sender:
         self._board_workers: dict[int, asyncio.Task[None]] = {}
         self._quiet: dict[int, asyncio.Event] = {}  # set when a chat's queue runs dry
         self._arrived: dict[int, asyncio.Event] = {}  # set when a chat's queue gets an item
+        # Each game's group and the forum topic it lives in (None: no topic), as told by
+        # `place` or read through `locate` (set by the game service) at its first post.
+        self._places: LRU[int, tuple[int, int | None]] = LRU(KEEP_PLACES)
+        self.locate: Locate | None = None
+        self.topic_gone: Callable[[int], Awaitable[None]] | None = None  # told: now General
 
     def forget(self, game_id: int) -> None:
         """The game is long over: its messages will not be edited again."""
         for key in [k for k in self.remembered if k[0] == game_id]:
             del self.remembered[key]
+        self._places.pop(game_id, None)
+
+    def place(self, game_id: int, chat_id: int, thread_id: int | None) -> None:
+        """The game lives in `chat_id`, in its forum topic `thread_id` (None: no topic)."""
+        self._places[game_id] = (chat_id, thread_id)
+
+    async def thread_of(self, game_id: int, chat_id: int) -> int | None:
+        """The forum topic a message of the game to `chat_id` goes to: the game's own in
+        its group; none anywhere else (a private chat has no topics)."""
+        if chat_id > 0 or game_id <= 0:  # a person's private chat; no game's post
+            return None
+        placed = self._places.get(game_id)
+        if placed is None and self.locate is not None:
+            placed = await self.locate(game_id)
+            if placed is not None:
+                self._places[game_id] = placed
+        return placed[1] if placed is not None and placed[0] == chat_id else None
+
+    async def _send_message(self, game_id: int, chat_id: int, **fields: Any) -> Message:
+        """A new message of the game, in its topic if it lives in one. A topic deleted
+        meanwhile ("message thread not found") does not silence the game: the message
+        goes to the group's General, and so does the rest of the game."""
+        thread = await self.thread_of(game_id, chat_id)
+        try:
+            return await self.bot.send_message(
+                chat_id=chat_id, message_thread_id=thread, **fields
+            )
+        except TelegramBadRequest as error:
+            if thread is None or "thread not found" not in error.message:
+                raise
+            log.warning("game %s: its topic is gone, it goes on in General", game_id)
+            self._places[game_id] = (chat_id, None)
+            if self.topic_gone is not None:  # stored aside: the chat's line does not wait
+                self.track(asyncio.ensure_future(self.topic_gone(game_id)))
+            return await self.bot.send_message(chat_id=chat_id, **fields)
 
     def track(self, task: asyncio.Future[None]) -> None:
         """Work that sends for a game outside the chat queues (the Host's panel): the
@@ -676,7 +720,7 @@ class Sender:
                     return
                 # Deleted, or too old to edit: the table goes up again below.
                 log.info("game %s: the table message is gone: %s", game_id, error)
-        message = await self.bot.send_message(chat_id=chat_id, text=text)
+        message = await self._send_message(game_id, chat_id, text=text)
         chat_id = message.chat.id  # the supergroup, if the group became one meanwhile
         self.remembered[(game_id, BOARD)] = Remembered(chat_id, message.message_id, text, None)
         if reposted is not None:
@@ -702,6 +746,10 @@ class Sender:
                 del self.remembered[(game_id, key)]
                 again = Post(new_chat_id, shown.text, shown.keyboard, remember=key)
                 self._enqueue(game_id, again)
+        for game_id in list(self._places):
+            place = self._places.get(game_id)
+            if place is not None and place[0] == chat_id:  # a basic group has no topics
+                self._places[game_id] = (new_chat_id, None)
         waiting = self._queues.get(chat_id)
         while waiting:
             queued = waiting.popleft()
@@ -872,8 +920,9 @@ class Sender:
     async def _post(self, game_id: int, post: Post) -> int:
         if post.countdown is not None:  # its clock starts now: so its end time does
             post = replace(post, text=post.countdown.shown(post.text, self.clock.now(), LATE))
-        message = await self.bot.send_message(
-            chat_id=post.chat_id,
+        message = await self._send_message(
+            game_id,
+            post.chat_id,
             text=post.text,
             reply_markup=markup(post.keyboard),
             protect_content=post.protect or None,
@@ -893,8 +942,8 @@ class Sender:
         old = self.remembered.get((game_id, edit.key))
         if old is None:  # the message predates a restart
             if edit.or_post:  # a line the player needs: on its own, then
-                await self.bot.send_message(
-                    chat_id=edit.chat_id, text=edit.append, protect_content=True
+                await self._send_message(
+                    game_id, edit.chat_id, text=edit.append, protect_content=True
                 )
             return  # otherwise the next turn message says it all
         text = f"{old.text}\n{edit.append}"
@@ -902,8 +951,8 @@ class Sender:
         if not fits(text):
             # The message cannot grow further: the line goes out as the next message,
             # which the next edit is then about.
-            message = await self.bot.send_message(
-                chat_id=old.chat_id, text=edit.append, reply_markup=markup(keyboard)
+            message = await self._send_message(
+                game_id, old.chat_id, text=edit.append, reply_markup=markup(keyboard)
             )
             old.message_id, old.text, old.keyboard = message.message_id, edit.append, keyboard
             return

@@ -278,6 +278,22 @@ class GameService:
         self.moves = moves or MovedChats()
         self._moving = asyncio.Lock()
         timers.set_handler(self.on_timer)
+        sender.locate = self._locate  # every post of a game goes to the game's topic
+        sender.topic_gone = self._topic_gone
+
+    async def _locate(self, game_id: int) -> tuple[int, int | None] | None:
+        """Where the game lives: its group and forum topic (the sender's first post of a
+        game this process has not met yet asks)."""
+        game = await self.repos.games.get_committed(game_id)
+        return None if game is None else (game.chat_id, game.thread_id)
+
+    async def _topic_gone(self, game_id: int) -> None:
+        """The game's topic was deleted: the game goes on in the group's General, which is
+        then the game's place for the guard and the commands too."""
+        try:
+            await self.repos.games.set_thread(game_id, None, now=self.clock.now())
+        except Exception:  # the posts go on in General all the same
+            log.exception("game %s: could not note that its topic is gone", game_id)
 
     def _finished(self, game_id: int) -> None:
         """A game is over: what this process keeps of it goes, for all but the latest few.
@@ -467,11 +483,18 @@ class GameService:
 
     # --- the lobby ------------------------------------------------------------------
 
-    async def open_lobby(self, chat_id: int, host_id: int) -> Game:
+    async def open_lobby(self, chat_id: int, host_id: int, thread_id: int | None = None) -> Game:
+        """A casual lobby in the chat; in a forum, in the topic `thread_id` it was asked
+        for in (None: General), where the whole game then lives."""
         settings = json.dumps(to_json(self.casual_settings))
         game = await self.repos.games.create(
-            chat_id=chat_id, host_user_id=host_id, settings_json=settings, now=self.clock.now()
+            chat_id=chat_id,
+            host_user_id=host_id,
+            settings_json=settings,
+            now=self.clock.now(),
+            thread_id=thread_id,
         )
+        self.sender.place(game.game_id, game.chat_id, game.thread_id)
         log_game(game, "lobby opened by user %s", host_id)
         await self.touch_lobby(game)
         return game

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from aiogram.exceptions import TelegramAPIError
+from aiogram.exceptions import TelegramAPIError, TelegramBadRequest, TelegramForbiddenError
 from aiogram.types import BufferedInputFile
 
 from bot.callbacks import BanCb
@@ -561,6 +561,8 @@ class TournamentService:
             await self.repos.tours.drop_tour(tid, tour)
             kind = "redrawn" if redraw else "cancelled"
             await self.repos.tours.note(tid, tour, kind, judge_id, now=self.games.clock.now())
+        # The invitations of the void draw are taken back (T1): its links join no one now.
+        await self.revoke_invites([t.code for t in tables])
         posts = []
         for table in tables:
             if table.chat_id is None:
@@ -614,7 +616,31 @@ class TournamentService:
         return bound
 
     async def unbind(self, group: TourGroup) -> None:
+        """The chat is no longer the group's table: the invitations to it are revoked too."""
         await self.repos.tours.unbind(group.code)
+        await self.revoke_invites([group.code])
+
+    async def keep_invite(self, code: str, chat_id: int, link: str) -> None:
+        """Keep an invite link made to table `code`'s chat, to revoke it with a void tour."""
+        await self.repos.tours.add_invite(code, chat_id, link, now=self.games.clock.now())
+
+    async def revoke_invites(self, codes: list[str]) -> None:
+        """Revoke every invite link kept for the tables `codes` (revokeChatInviteLink).
+
+        A link Telegram no longer knows, or a chat the bot has lost (it can no longer
+        invite anyone there either), is forgotten all the same; any other failure keeps
+        the link, to be revoked with the next void tour of that table.
+        """
+        bot = self.games.sender.bot
+        for chat_id, link in await self.repos.tours.invites(codes):
+            try:
+                await bot.revoke_chat_invite_link(chat_id, link)
+            except (TelegramBadRequest, TelegramForbiddenError):
+                log.warning("the invite link to chat %s could not be revoked", chat_id)
+            except TelegramAPIError:
+                log.warning("the invite link to chat %s is kept to revoke later", chat_id)
+                continue
+            await self.repos.tours.drop_invite(link)
 
     async def invite(self, group: TourGroup, link: str, title: str) -> None:
         """Send each player of the group the invite link to its game chat."""
@@ -663,8 +689,11 @@ class TournamentService:
     async def nicks(self, tournament_id: int) -> dict[int, str]:
         return {p.user_id: p.nick for p in await self.repos.tournaments.players(tournament_id)}
 
-    async def open_table(self, group: TourGroup, chat_id: int) -> Game:
-        """The Host's /newgame in a bound chat: a lobby whose roster is the group (T1)."""
+    async def open_table(
+        self, group: TourGroup, chat_id: int, thread_id: int | None = None
+    ) -> Game:
+        """The Host's /newgame in a bound chat: a lobby whose roster is the group (T1); in
+        a forum, in the topic it was sent in (`thread_id`), where the game then lives."""
         tournament = await self.repos.tournaments.get(group.tournament_id)
         assert tournament is not None
         settings = self.settings(tournament)
@@ -682,8 +711,10 @@ class TournamentService:
                 now=self.games.clock.now(),
                 tournament_id=group.tournament_id,
                 scoring_json=json.dumps(scheme.to_json()),
+                thread_id=thread_id,
             )
             await self.repos.tours.set_game(group.code, game.game_id)
+        self.games.sender.place(game.game_id, game.chat_id, game.thread_id)
         return game
 
     # --- sheets (T3) ------------------------------------------------------------------

@@ -203,6 +203,12 @@ class TournamentPages:
                     "points": points(r.total_tenths, lang),
                     "games": r.games,
                     "wins": r.wins,
+                    # T5: the tie-break that decided the place, in /standings' words.
+                    "decided": t(
+                        lang, "tie_break.decided", criterion=t(lang, f"tie_break.{r.decided_by}")
+                    )
+                    if r.decided_by is not None
+                    else None,
                     # Why an unplaced player is out (RULES V, T5); None for the placed.
                     "out": t(lang, f"out.why_{why[r.user_id]}")
                     if r.place is None and r.user_id in why

@@ -18,6 +18,7 @@ from bot.service import GameService
 from bot.settings_view import game_rule_values
 from bot.tournaments import TournamentService
 from handlers.args import Arg, Word, takes
+from handlers.commands import help_text
 from handlers.filters import IN_PRIVATE, Is
 from handlers.lobby import join_from_private, repost_lobby
 from storage.games import GameStatus
@@ -49,7 +50,7 @@ async def start(
         await message.answer(service.t(lang, "lobby.old_link"))
         return
     if JOIN.fullmatch(payload):
-        await join_from_private(message, payload.removeprefix("join_"), service, lang)
+        await join_from_private(message, payload.removeprefix("join_"), service, tournaments, lang)
         return
     welcome = service.t(lang, "common.welcome")
     if user_id in tournaments.judges:
@@ -78,8 +79,8 @@ async def chat_moved(service: GameService, bot: Bot, chat_id: int, new_chat_id: 
 
 
 async def help_(message: Message, service: GameService, lang: str) -> None:
-    key = "common.help_private" if message.chat.type == "private" else "common.help_group"
-    await message.answer(service.t(lang, key))
+    """The commands that work in this chat, from their declarations (handlers.commands)."""
+    await message.answer(help_text(service.t, lang, private=message.chat.type == "private"))
 
 
 async def rules(

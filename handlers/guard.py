@@ -49,17 +49,13 @@ from bot.render import Button, named
 from bot.rules.events import Phase
 from bot.rules.state import GameState
 from bot.service import GameService
+from handlers.commands import PRIVATE_ONLY
 from handlers.filters import IN_GROUP, IN_PRIVATE
 from handlers.lobby import REQUIRED_RIGHTS
 from storage.games import Game
 
 log = logging.getLogger(__name__)
 
-# Commands that work only in the bot's private chat (the tournament's).
-PRIVATE_ONLY = (
-    *("nick", "tournament", "settings", "groups", "standings", "sheet", "fix", "adjust"),
-    *("finish", "export", "protocol", "replace", "unban", "tour"),
-)
 
 # What Telegram itself writes in a chat (joins, pins, a new title, a topic opened...):
 # nobody's speech. Anything else is what a person posted, whatever its kind: a text, any
@@ -352,9 +348,12 @@ async def unknown_button(query: CallbackQuery, service: GameService, lang: str) 
     await query.answer(service.t(lang, "error.stale"), show_alert=True)
 
 
-async def private_only(message: Message, service: GameService, lang: str) -> None:
-    """A private chat's command sent in a group: the sender hears where it works."""
-    await message.answer(service.t(lang, "common.private_only"))
+async def private_only(message: Message, bot: Bot, service: GameService, lang: str) -> None:
+    """A private chat's command sent in a group: the sender hears where it works, with the
+    link that opens it."""
+    me = await bot.me()  # aiogram asks getMe once and keeps the answer
+    link = f"https://t.me/{me.username}"
+    await message.answer(service.t(lang, "common.private_only", link=link))
 
 
 async def unknown_in_private(message: Message, service: GameService, lang: str) -> None:
@@ -390,7 +389,11 @@ async def rights_changed(update: ChatMemberUpdated, bot: Bot, service: GameServi
     except (TelegramForbiddenError, TelegramBadRequest):
         # The Host never pressed Start: the group hears it (if the bot is still in it).
         with contextlib.suppress(TelegramForbiddenError, TelegramBadRequest):
-            await bot.send_message(game.chat_id, text(await service.chat_lang(game.chat_id)))
+            await bot.send_message(
+                game.chat_id,
+                text(await service.chat_lang(game.chat_id)),
+                message_thread_id=game.thread_id,
+            )
 
 
 def make_router() -> Router:

@@ -1,8 +1,7 @@
 """The Host's commands in the group. Anyone else gets a polite refusal.
 
-/begin /pause /resume /skip /extend /warn /remove /stop /host. The host-only
-handlers sit behind one router-level filter; `refuse` catches the same commands
-from everybody else.
+The host-only handlers sit behind one router-level filter; `refuse` catches the
+commands handlers/commands.py declares as the Host's (HOST_ONLY) from everybody else.
 """
 
 from __future__ import annotations
@@ -29,15 +28,12 @@ from bot.service import GameService, log_game
 from bot.tournament.record import tournament_penalty
 from bot.tournaments import TournamentService
 from handlers.args import SEAT, SECONDS, USERNAME, Arg, Word, replied_member, takes
+from handlers.commands import HOST_ONLY
 from handlers.filters import IN_GROUP
 from handlers.lobby import admin_takes_over, ask_host_to_start, is_member, kick
 from storage.games import GameStatus
 from storage.nicks import profile_name
 from storage.tournaments import TournamentStatus
-
-HOST_COMMANDS = (
-    *("begin", "pause", "resume", "skip", "extend", "warn", "remove", "stop", "host", "kick"),
-)
 
 
 class IsHost(Filter):
@@ -92,6 +88,7 @@ async def begin(message: Message, bot: Bot, service: GameService, lang: str, gam
         await bot.send_message(
             message.chat.id,
             service.t(lang, "lobby.unreachable", players=names),
+            message_thread_id=game.thread_id,
             reply_markup=markup(((Button(service.t(lang, "button.start"), url=link),),)),
         )
 
@@ -483,7 +480,7 @@ def host_router() -> Router:
 
 def refusal_router() -> Router:
     router = Router(name="host-refusals")
-    router.message.register(refuse, Command(*HOST_COMMANDS), IN_GROUP)
+    router.message.register(refuse, Command(*HOST_ONLY), IN_GROUP)
     return router
 
 

@@ -367,6 +367,7 @@ async def bind(
         await _refuse(message, service, lang, error)
         return
     invite = await bot.create_chat_invite_link(message.chat.id, name=group.code[:32])
+    await tournaments.keep_invite(group.code, message.chat.id, invite.invite_link)
     await tournaments.invite(group, invite.invite_link, message.chat.title or "")
     await message.answer(service.t(lang, "bind.done", code=group.code, players=len(group.players)))
 
@@ -889,18 +890,29 @@ async def replace_player(
         await tournaments.check_substitute(group, sub)
         if out.user_id not in group.players or sub.user_id in group.players:
             raise TournamentError("replace.usage")
+        game = await service.repos.games.get(group.game_id) if group.game_id is not None else None
+        if game is not None and game.status in (GameStatus.RUNNING, GameStatus.OVER):
+            # Dealt: the seats and roles are the protocol's (S1, S3, T3). Whoever drops out
+            # of a running game is the Host's to /remove; the sheet keeps the table as dealt.
+            raise TournamentError("replace.begun", code=group.code, game=game.game_id)
     except TournamentError as error:
         await _refuse(message, service, lang, error)
         return
-    game = await service.repos.games.get(group.game_id) if group.game_id is not None else None
     lobby = game if game is not None and game.status is GameStatus.LOBBY else None
     # The roster and the lobby change together: the missing player is never left waiting
     # at a table whose roster no longer names them.
     held = service.lock(lobby.game_id) if lobby else contextlib.nullcontext()
-    async with held, service.repos.database.transaction():
-        await service.repos.tours.replace_player(group.code, out.user_id, sub.user_id)
+    async with held:
         if lobby is not None:
-            await service.repos.lobby.leave(lobby.game_id, out.user_id)
+            current = await service.repos.games.get(lobby.game_id)
+            if current is None or current.status is not GameStatus.LOBBY:  # dealt meanwhile
+                dealt = TournamentError("replace.begun", code=group.code, game=lobby.game_id)
+                await _refuse(message, service, lang, dealt)
+                return
+        async with service.repos.database.transaction():
+            await service.repos.tours.replace_player(group.code, out.user_id, sub.user_id)
+            if lobby is not None:
+                await service.repos.lobby.leave(lobby.game_id, out.user_id)
     if lobby is not None:
         await refresh_lobby(service, lobby, bot)
     await message.answer(
@@ -912,6 +924,7 @@ async def replace_player(
         with contextlib.suppress(TelegramAPIError):  # the bot lost the chat: no link then
             invite = await bot.create_chat_invite_link(group.chat_id, name=group.code[:32])
             link = invite.invite_link
+            await tournaments.keep_invite(group.code, group.chat_id, link)
             chat = await service.repos.chats.get(group.chat_id)
             title = (chat.title or "") if chat else ""
     await tournaments.tell_replaced(group, out.user_id, sub.user_id, link, title)

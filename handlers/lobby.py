@@ -141,6 +141,13 @@ async def repost_lobby(service: GameService, game: Game, bot: Bot) -> None:
     )
 
 
+def topic_of(message: Message) -> int | None:
+    """The forum topic a message was posted in, where a game it opens lives; None for a
+    forum's General (which has no thread id) and for a group without topics (where a
+    thread id is a reply thread's)."""
+    return message.message_thread_id if message.is_topic_message else None
+
+
 async def ask_host_to_start(bot: Bot, service: GameService, game: Game, lang: str) -> None:
     """A Host who never pressed Start gets no panel and has night reports (V3) only in the
     group: ask them, with a button to the bot's private chat (issue 22 §1)."""
@@ -151,6 +158,7 @@ async def ask_host_to_start(bot: Bot, service: GameService, game: Game, lang: st
     await bot.send_message(
         game.chat_id,
         service.t(lang, "lobby.host_start"),
+        message_thread_id=game.thread_id,
         reply_markup=markup(((Button(service.t(lang, "button.start"), url=link),),)),
     )
 
@@ -176,16 +184,23 @@ async def newgame(
             if message.from_user.id not in (group.host_user_id, judge):
                 await message.answer(service.t(lang, "host.only_host"))
                 return
-            game = await tournaments.open_table(group, message.chat.id)
+            game = await tournaments.open_table(group, message.chat.id, topic_of(message))
         else:
-            game = await service.open_lobby(message.chat.id, message.from_user.id)
+            game = await service.open_lobby(
+                message.chat.id, message.from_user.id, topic_of(message)
+            )
     except ActiveGameExistsError:
         if await admin_takes_over(message, bot, service, lang) is None:
             await message.answer(service.t(lang, "lobby.exists"))
         return
     await ask_host_to_start(bot, service, game, lang)
     text, button = await lobby_view(service, game, bot)
-    sent = await bot.send_message(message.chat.id, text, reply_markup=markup(((button,),)))
+    sent = await bot.send_message(
+        message.chat.id,
+        text,
+        message_thread_id=game.thread_id,
+        reply_markup=markup(((button,),)),
+    )
     await service.repos.games.set_lobby_message(
         game.game_id, sent.message_id, now=service.clock.now()
     )
@@ -261,6 +276,18 @@ async def is_member(bot: Bot, chat_id: int, user_id: int) -> bool:
     return isinstance(member, ChatMemberOwner | ChatMemberAdministrator | ChatMemberMember)
 
 
+async def out_of_tournament(
+    service: GameService, tournaments: TournamentService, game: Game, user_id: int
+) -> str | None:
+    """Why the person may not sit at this tournament table, if they are out of its
+    tournament (RULES V, T5): the text key that says so in words; None otherwise."""
+    group = await service.repos.tours.group_of_game(game.game_id)
+    if group is None:
+        return None
+    why = (await tournaments.out_players(group.tournament_id)).get(user_id)
+    return None if why is None else f"lobby.out_{why}"
+
+
 async def answer_seating(
     message: Message, service: GameService, lang: str, game: Game, outcome: JoinOutcome
 ) -> None:
@@ -278,7 +305,9 @@ async def answer_seating(
     )
 
 
-async def join_from_private(message: Message, token: str, service: GameService, lang: str) -> None:
+async def join_from_private(
+    message: Message, token: str, service: GameService, tournaments: TournamentService, lang: str
+) -> None:
     """The Join deep link lands here: the player has pressed Start, so we can write to them.
 
     The link names the lobby by its token; whoever follows it must be a member of the
@@ -294,6 +323,10 @@ async def join_from_private(message: Message, token: str, service: GameService, 
         title = escape(chat.title or "") if chat else ""
         await message.answer(service.t(lang, "lobby.not_member", title=title))
         return
+    out = await out_of_tournament(service, tournaments, game, message.from_user.id)
+    if out is not None:
+        await message.answer(service.t(lang, out))
+        return
     outcome = await service.join(game, message.from_user.id, _name(message.from_user))
     await answer_seating(message, service, lang, game, outcome)
     if outcome.joined:
@@ -301,7 +334,9 @@ async def join_from_private(message: Message, token: str, service: GameService, 
     await service.retry_waiting_begins(message.from_user.id)
 
 
-async def join_in_group(message: Message, bot: Bot, service: GameService, lang: str) -> None:
+async def join_in_group(
+    message: Message, bot: Bot, service: GameService, tournaments: TournamentService, lang: str
+) -> None:
     assert message.from_user is not None
     game = await service.active_game(message.chat.id)
     if game is None or game.status is not GameStatus.LOBBY:
@@ -310,6 +345,10 @@ async def join_in_group(message: Message, bot: Bot, service: GameService, lang: 
     if message.from_user.is_bot or message.sender_chat is not None:
         # An anonymous admin or a channel speaks as a bot: no person to seat.
         await message.answer(service.t(lang, "lobby.cannot_join"))
+        return
+    out = await out_of_tournament(service, tournaments, game, message.from_user.id)
+    if out is not None:
+        await message.answer(service.t(lang, out))  # RULES V, T5: out means out
         return
     outcome = await service.join(game, message.from_user.id, _name(message.from_user))
     if outcome.joined:
@@ -344,12 +383,14 @@ async def present(
     if game is None or group is None or game.status is not GameStatus.LOBBY:
         await query.answer(service.t(lang, "lobby.closed"), show_alert=True)
         return
+    # Out of the tournament (RULES V, T5): never seated, whatever the roster says, and
+    # told why, before the roster (which an out player has left) is even looked at.
+    out = await out_of_tournament(service, tournaments, game, query.from_user.id)
+    if out is not None:
+        await query.answer(service.t(lang, out), show_alert=True)
+        return
     if query.from_user.id not in group.players:
         await query.answer(service.t(lang, "lobby.not_on_roster"), show_alert=True)
-        return
-    if query.from_user.id in await tournaments.out_players(group.tournament_id):
-        # Out of the tournament (RULES V, T5): never seated, whatever the roster says.
-        await query.answer(service.t(lang, "lobby.out"), show_alert=True)
         return
     nick = next(
         (

@@ -5,7 +5,7 @@ is paused at once, so that its clock stops and no turn passes unseen, and its Ho
 hears the real reason in private, with a button to stop the game from there. When the
 bot is added back, a game it paused goes on from where it stood; one the Host had
 paused before stays paused for the Host's /resume. Which game the bot paused is stored
-with its chat (`chat_settings`, AWAY), so that it goes on after a restart too.
+with its chat (`ChatRepository.set_paused_away`), so that it goes on after a restart too.
 
 A seated player who leaves the group mid-game (chat_member, or the service message):
 the Host hears it in private, with the way to go on (/remove; a Judge's substitute in a
@@ -33,8 +33,6 @@ from handlers.filters import IN_GROUP, Is
 
 log = logging.getLogger(__name__)
 TOLD_KEPT = 10_000  # departures remembered, to tell each once
-# The chat's setting naming the game the bot paused when it was removed from the chat.
-AWAY = "paused_while_away"
 
 
 class Presence:
@@ -90,7 +88,7 @@ class Presence:
                 await service.act(game.game_id, Pause())
             except (RuleError, LookupError):
                 return  # it ended meanwhile
-            await service.repos.chat_settings.set(game.chat_id, AWAY, str(game.game_id))
+            await service.repos.chats.set_paused_away(game.chat_id, game.game_id)
         log.warning("game %d: the bot was removed from chat %d; paused", game.game_id,
                     update.chat.id)  # fmt: skip
         lang = await service.user_lang(game.host_user_id)
@@ -106,14 +104,14 @@ class Presence:
             return
         game, state = running
         resumed = False
-        ours = await service.repos.chat_settings.get(game.chat_id, AWAY) == str(game.game_id)
+        ours = await service.repos.chats.paused_away(game.chat_id) == game.game_id
         if state.paused and ours:
             try:
                 await service.act(game.game_id, Resume())
                 resumed = True
             except (RuleError, LookupError):
                 pass
-        await service.repos.chat_settings.delete(game.chat_id, AWAY)
+        await service.repos.chats.set_paused_away(game.chat_id, None)
         lang = await service.user_lang(game.host_user_id)
         key = "presence.back" if resumed else "presence.back_paused"
         text = service.t(lang, key, title=escape(update.chat.title or ""), game=game.game_id)
@@ -133,7 +131,7 @@ class Presence:
         except (RuleError, LookupError):
             await query.answer(service.t(lang, "error.game_finished"), show_alert=True)
             return
-        await service.repos.chat_settings.delete(game.chat_id, AWAY)
+        await service.repos.chats.set_paused_away(game.chat_id, None)
         await query.answer(service.t(lang, "presence.stopped", game=game.game_id), show_alert=True)
 
 

@@ -5,7 +5,7 @@ and the game service converts them. Open the database with `Database.open`, buil
 repositories with `Repositories.of`, and group writes with `Database.transaction`.
 """
 
-from storage.chats import Chat, ChatRepository, ChatSettingsRepository, ChatType
+from storage.chats import Chat, ChatRepository, ChatType
 from storage.db import Database, SqlValue
 from storage.errors import (
     ActiveGameExistsError,
@@ -41,7 +41,6 @@ __all__ = [
     "BanRepository",
     "Chat",
     "ChatRepository",
-    "ChatSettingsRepository",
     "ChatType",
     "ConflictError",
     "Database",

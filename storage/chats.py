@@ -12,6 +12,9 @@ import aiosqlite
 from storage.db import Database
 from storage.errors import ActiveGameExistsError, NotFoundError
 
+# The chat's setting that names the game the bot paused when it was removed from the chat.
+_AWAY = "paused_while_away"
+
 
 class ChatType(StrEnum):
     """Telegram's kinds of chat, spelled as the Bot API spells them."""
@@ -76,6 +79,28 @@ class ChatRepository:
         if not changed:
             raise NotFoundError(f"no chat {chat_id}")
 
+    async def set_paused_away(self, chat_id: int, game_id: int | None) -> None:
+        """Store which game the bot paused when it was removed from the chat (None: none),
+        so that the bot, added back, resumes it even after a restart. Kept as one of the
+        chat's settings (`chat_settings`), which move with the chat."""
+        if game_id is None:
+            await self._db.execute(
+                "DELETE FROM chat_settings WHERE chat_id = ? AND key = ?", (chat_id, _AWAY)
+            )
+            return
+        await self._db.execute(
+            "INSERT INTO chat_settings (chat_id, key, value) VALUES (?, ?, ?) "
+            "ON CONFLICT (chat_id, key) DO UPDATE SET value = excluded.value",
+            (chat_id, _AWAY, str(game_id)),
+        )
+
+    async def paused_away(self, chat_id: int) -> int | None:
+        """The game the bot paused when it was removed from the chat, if any."""
+        row = await self._db.fetch_one(
+            "SELECT value FROM chat_settings WHERE chat_id = ? AND key = ?", (chat_id, _AWAY)
+        )
+        return None if row is None or not str(row["value"]).isdigit() else int(row["value"])
+
     async def migrate_to_chat_id(self, chat_id: int, new_chat_id: int) -> int:
         """Move everything keyed by `chat_id` to `new_chat_id` (a group became a supergroup);
         the number of games moved.
@@ -120,6 +145,9 @@ class ChatRepository:
                 "UPDATE tour_groups SET chat_id = ? WHERE chat_id = ?", (new_chat_id, chat_id)
             )
             await self._db.execute(
+                "UPDATE tour_invites SET chat_id = ? WHERE chat_id = ?", (new_chat_id, chat_id)
+            )
+            await self._db.execute(
                 "INSERT INTO chat_settings (chat_id, key, value) "
                 "SELECT ?, key, value FROM chat_settings WHERE chat_id = ? "
                 "ON CONFLICT (chat_id, key) DO NOTHING",
@@ -128,39 +156,3 @@ class ChatRepository:
             await self._db.execute("DELETE FROM chat_settings WHERE chat_id = ?", (chat_id,))
             await self._db.execute("DELETE FROM chats WHERE chat_id = ?", (chat_id,))
         return games
-
-
-class ChatSettingsRepository:
-    """Per-chat key/value settings (e.g. a casual game's timers); values are the caller's text."""
-
-    def __init__(self, database: Database) -> None:
-        self._db = database
-
-    async def get(self, chat_id: int, key: str) -> str | None:
-        """The value of `key` in the chat, or None if it is not set."""
-        row = await self._db.fetch_one(
-            "SELECT value FROM chat_settings WHERE chat_id = ? AND key = ?", (chat_id, key)
-        )
-        return None if row is None else str(row["value"])
-
-    async def set(self, chat_id: int, key: str, value: str) -> None:
-        """Set `key` in the chat, replacing any earlier value; the chat must be recorded."""
-        await self._db.execute(
-            "INSERT INTO chat_settings (chat_id, key, value) VALUES (?, ?, ?) "
-            "ON CONFLICT (chat_id, key) DO UPDATE SET value = excluded.value",
-            (chat_id, key, value),
-        )
-
-    async def delete(self, chat_id: int, key: str) -> bool:
-        """Unset `key` in the chat; False if it was not set."""
-        changed = await self._db.execute(
-            "DELETE FROM chat_settings WHERE chat_id = ? AND key = ?", (chat_id, key)
-        )
-        return changed > 0
-
-    async def all(self, chat_id: int) -> dict[str, str]:
-        """Every setting of the chat."""
-        rows = await self._db.fetch_all(
-            "SELECT key, value FROM chat_settings WHERE chat_id = ? ORDER BY key", (chat_id,)
-        )
-        return {row["key"]: row["value"] for row in rows}

@@ -60,6 +60,9 @@ class Game:
     join_token: str | None = None
     # T3, T4: the tournament's scoring scheme when the game was opened (None: casual).
     scoring_json: str | None = None
+    # The forum topic the game lives in (its message_thread_id); None: no topic (a group
+    # without topics, or a forum's General).
+    thread_id: int | None = None
 
 
 # One game by its id: `get` reads it through the writing connection, `get_committed`
@@ -84,6 +87,7 @@ def _game(row: aiosqlite.Row | sqlite3.Row) -> Game:
         signed_at=row["signed_at"],
         join_token=row["join_token"],
         scoring_json=row["scoring_json"],
+        thread_id=row["thread_id"],
     )
 
 
@@ -141,6 +145,7 @@ class GameRepository:
         now: float,
         tournament_id: int | None = None,
         scoring_json: str | None = None,
+        thread_id: int | None = None,
     ) -> Game:
         """Open a lobby in the chat; raises `ActiveGameExistsError` if it already has a game.
 
@@ -151,8 +156,8 @@ class GameRepository:
                 raise ActiveGameExistsError(chat_id)
             row = await self._db.fetch_one(
                 "INSERT INTO games (chat_id, host_user_id, tournament_id, settings_json, "
-                "created_at, updated_at, join_token, scoring_json) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+                "created_at, updated_at, join_token, scoring_json, thread_id) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
                 (
                     chat_id,
                     host_user_id,
@@ -162,6 +167,7 @@ class GameRepository:
                     now,
                     self._db.new_token(),
                     scoring_json,
+                    thread_id,
                 ),
             )
         assert row is not None  # RETURNING of an insert always yields the row
@@ -255,6 +261,10 @@ class GameRepository:
             (user_id, now, now, game_id),
         )
         return changed > 0
+
+    async def set_thread(self, game_id: int, thread_id: int | None, *, now: float) -> None:
+        """Move the game to another forum topic (None: the group's General)."""
+        await self._update(game_id, now, thread_id=thread_id)
 
     async def set_lobby_message(self, game_id: int, message_id: int, *, now: float) -> None:
         """Remember the lobby post, so that it can be edited as players join and leave."""

@@ -345,6 +345,24 @@ CREATE TABLE bot_secrets (
 ) STRICT;
 """
 
+_SCHEMA_10 = """
+-- A forum supergroup: the topic (message_thread_id) a game was opened in, where every post
+-- of the game goes; NULL for a group without topics, or a game in a forum's General.
+ALTER TABLE games ADD COLUMN thread_id INTEGER;
+"""
+
+_SCHEMA_11 = """
+-- T1: the invite links the bot made to a table's chat (/bind, /replace), kept so that a
+-- tour cancelled or redrawn revokes them: nobody of a void draw joins a table by them.
+CREATE TABLE tour_invites (
+    invite_link TEXT PRIMARY KEY,
+    code        TEXT NOT NULL,
+    chat_id     INTEGER NOT NULL REFERENCES chats (chat_id),
+    created_at  REAL NOT NULL
+) STRICT;
+CREATE INDEX tour_invites_by_code ON tour_invites (code);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -363,6 +381,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "the journal of tours cancelled, redrawn, forced, finished, reopened", _SCHEMA_7),
     Migration(8, "the scoring scheme a tournament game is played under (T3, T4)", _SCHEMA_8),
     Migration(9, "the bot's own secrets: the live page's key", _SCHEMA_9),
+    Migration(10, "the forum topic each game lives in", _SCHEMA_10),
+    Migration(11, "the invite links to tables' chats, revoked with a void tour (T1)", _SCHEMA_11),
 )
 """Every migration, in order; the last one's version is the schema version of this code."""
 

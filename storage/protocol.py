@@ -89,8 +89,3 @@ class ProtocolRepository:
         """The game's events from `from_seq` on (all of them by default), in order."""
         rows = await self._db.fetch_all(READ_FROM, (game_id, from_seq))
         return [_event(row) for row in rows]
-
-    async def last_seq(self, game_id: int) -> int:
-        """The seq of the game's last event, 0 when it has none yet."""
-        rows = await self._db.fetch_all(LAST_SEQ, (game_id,))
-        return int(rows[0][0])

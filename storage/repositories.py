@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Self
 
-from storage.chats import ChatRepository, ChatSettingsRepository
+from storage.chats import ChatRepository
 from storage.db import Database
 from storage.games import GameRepository, LobbyRepository
 from storage.outbox import OutboxRepository
@@ -24,7 +24,6 @@ class Repositories:
 
     database: Database
     chats: ChatRepository
-    chat_settings: ChatSettingsRepository
     users: UserRepository
     bans: BanRepository
     ban_requests: BanRequestRepository
@@ -45,7 +44,6 @@ class Repositories:
         return cls(
             database=database,
             chats=ChatRepository(database),
-            chat_settings=ChatSettingsRepository(database),
             users=UserRepository(database),
             bans=bans,
             ban_requests=BanRequestRepository(database, bans),

@@ -112,6 +112,29 @@ class TourRepository:
             "DELETE FROM tour_groups WHERE tournament_id = ? AND tour = ?", (tournament_id, tour)
         )
 
+    async def add_invite(self, code: str, chat_id: int, invite_link: str, *, now: float) -> None:
+        """An invite link the bot made to the chat of table `code` (T1)."""
+        await self._db.execute(
+            "INSERT INTO tour_invites (invite_link, code, chat_id, created_at) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT (invite_link) DO NOTHING",
+            (invite_link, code, chat_id, now),
+        )
+
+    async def invites(self, codes: list[str]) -> list[tuple[int, str]]:
+        """The (chat, link) of every invite link kept for the tables `codes`, oldest first."""
+        if not codes:
+            return []
+        marks = ", ".join("?" for _ in codes)
+        rows = await self._db.fetch_all(
+            f"SELECT chat_id, invite_link FROM tour_invites WHERE code IN ({marks}) "
+            "ORDER BY created_at, invite_link",
+            tuple(codes),
+        )
+        return [(row["chat_id"], row["invite_link"]) for row in rows]
+
+    async def drop_invite(self, invite_link: str) -> None:
+        await self._db.execute("DELETE FROM tour_invites WHERE invite_link = ?", (invite_link,))
+
     async def note(
         self,
         tournament_id: int,

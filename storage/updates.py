@@ -48,15 +48,6 @@ class ProcessedRepository:
         )
         return row is not None
 
-    async def mark_callback_query(self, callback_query_id: str, *, now: float) -> bool:
-        """Mark the button press handled; False if it already was, and must then be ignored."""
-        changed = await self._db.execute(
-            "INSERT INTO processed_callback_queries (callback_query_id, processed_at) "
-            "VALUES (?, ?) ON CONFLICT (callback_query_id) DO NOTHING",
-            (callback_query_id, now),
-        )
-        return changed > 0
-
     async def prune(self, *, before: float, limit: int | None = None) -> int:
         """Forget marks older than `before`, long past any redelivery; return how many.
 

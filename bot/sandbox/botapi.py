@@ -768,6 +768,11 @@ class BotApi:
         if link is None:
             raise ApiError.bad_request("INVITE_HASH_EXPIRED")
         link.is_revoked = True
+        if link.is_primary:
+            # "If the primary link is revoked, a new link is automatically generated."
+            link.is_primary = False
+            primary = InviteLink(self.world.new_invite_link(), self.world.bot, is_primary=True)
+            group.invite_links[primary.link] = primary
         return link.to_api()
 
     # -- commands and the bot's profile ---------------------------------------------------

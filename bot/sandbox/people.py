@@ -637,6 +637,21 @@ class SimGroup(Group):
         self._world.deliver(message)
         return message.message_id
 
+    def delete_topic(self, topic: int, *, by: SimUser | None = None) -> None:
+        """An administrator with the right to manage topics deletes one, with all its
+        messages (deleteForumTopic). Telegram tells a bot nothing of it: a message sent
+        to the topic afterwards is refused "message thread not found"."""
+        actor = by or self.owner
+        if not self.member(actor).can("can_manage_topics"):
+            raise SimulationError(f"{actor.first_name} may not manage topics in {self.title}")
+        if topic not in self.topics:
+            raise SimulationError(f"no topic {topic} in {self.title}")
+        del self.topics[topic]
+        for message in self.messages():
+            if message.thread_id == topic:
+                message.deleted = True
+                self.unpin(message)
+
     def linked_channel_post(self, channel: dict[str, Any], text: str) -> SimMessage:
         """A post of the group's linked channel, forwarded by Telegram into the group
         (its discussion group): from the service account 777000, on behalf of the

@@ -52,7 +52,8 @@
                               [labels.games, "n"], [labels.wins, "n"]]));
     const body = document.querySelector("#standings tbody");
     body.replaceChildren(...data.standings.map((r, i) => {
-      const nick = r.out ? r.nick + " (" + r.out + ")" : r.nick;  // why they are out
+      let nick = r.out ? r.nick + " (" + r.out + ")" : r.nick;  // why they are out
+      if (r.decided) nick += " (" + r.decided + ")";  // the tie-break that settled the place
       const tr = row([[r.place === null ? labels.out : r.shown, "n"], [nick],
                       [r.points, "n"], [r.games, "n"], [r.wins, "n"]], i === myRow ? "you" : "");
       if (i === myRow) tr.cells[1].textContent = nick + " — " + labels.you;

@@ -39,8 +39,8 @@ HEX = re.compile(r"\b[0-9a-f]{16,}\b")
 SPOILER = re.compile(r"<tg-spoiler>.*?</tg-spoiler>", re.S)
 
 # Who asked for a code sees it. The Host sanctions by code (/warn 5 V2), so the Host's
-# usage line, the group /help and the command menu name the codes V1…V7.
-CODES_ASKED_FOR = {"host.warn_usage", "common.help_group", "commands.warn"}
+# usage line, the words /help shows after /warn and the command menu name the codes V1…V7.
+CODES_ASKED_FOR = {"host.warn_usage", "help_args.warn", "commands.warn"}
 # The verifier (python -m bot verify) and the demo print seeds and hashes to the person
 # who ran them to check exactly those.
 # `python -m bot check` speaks to the person who runs the bot, in its settings' names.

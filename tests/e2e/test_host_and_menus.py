@@ -179,3 +179,50 @@ async def test_status_in_private_answers_for_ones_own_game_at_night(hosted_table
     await stranger.send(stranger.private, "/status")
     await table.settle()
     assert stranger.inbox()[-1].content.startswith("You are not playing or hosting a game")
+
+
+TO_PRIVATE = {
+    "en": "That command works in my private chat, not in a group: open it and send it there.",
+    "ru": "Эта команда работает в личном чате со мной, а не в группе: откройте его и отправьте "
+    "её там.",
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+@pytest.mark.parametrize("command", ["/stats", "/registration open", "/unregister Anna"])
+async def test_a_private_command_in_a_group_points_to_the_private_chat(
+    command: str, lang: str
+) -> None:
+    """Issue 21 §6: /stats, /registration and /unregister work in private only; sent in a
+    group they were not answered at all. The answer says where they work, and its words
+    link to the bot's private chat."""
+    async with open_table(12, seed=1, lang=lang, judge=True) as table:
+        for who in (table.people[0], table.host):
+            sent = await who.send(table.group, command)
+            await table.settle()
+            answer = table.group.messages()[-1]
+            assert answer.sender.is_bot and answer.content == TO_PRIVATE[lang], answer.content
+            links = [e for e in answer.entities if e["type"] == "text_link"]
+            assert [link["url"] for link in links] == [
+                f"https://t.me/{table.sandbox.bot.username}"
+            ]
+            assert not sent.deleted  # no game: nothing to keep quiet
+        assert await table.app.service.repos.tournaments.get(1) is None  # nothing was done
+        table.sandbox.assert_no_bot_errors()
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+async def test_the_judges_menu_has_every_judge_command(lang: str) -> None:
+    """Issue 21 §6: /replace was missing from the Judge's menu in private."""
+    async with open_table(12, seed=1, lang=lang, judge=True) as table:
+        judge = table.judge
+        assert judge is not None
+        menu = [c["command"] for c in table.sandbox.command_menu(judge)]
+        judges = ["tournament", "settings", "groups", "tour", "replace", "unregister"]
+        judges += ["registration", "fix", "adjust", "finish", "export", "unban"]
+        assert all(name in menu for name in judges), set(judges) - set(menu)
+        assert "status" in menu  # N5: the safe way to ask at night is in private
+        replace = next(c for c in table.sandbox.command_menu(judge) if c["command"] == "replace")
+        assert replace["description"] == table.texts(lang, "commands.replace")
+        group = [c["command"] for c in table.sandbox.command_menu(table.people[0], table.group)]
+        assert "replace" not in group and "stats" not in group

@@ -35,7 +35,7 @@ from bot.rules.events import Phase
 from bot.rules.roles import Role
 from bot.sandbox import Sandbox
 from bot.web import PageLinks, TournamentPages, serve_pages
-from tests.e2e.test_tournament import bound_chat, register_all, say
+from tests.e2e.test_tournament import bound_chat, play_tour, register_all, say
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -509,3 +509,32 @@ async def test_the_finished_demo_tournament_on_a_screen_and_a_desktop(browser: A
             assert shot.stat().st_size > 10_000
 
     assert await play_tournament(config, 14, 5, "ru", io.StringIO(), web=True, linger=look) == 0
+
+
+@pytest.mark.rule("T5")
+async def test_T5_the_page_writes_the_tie_break_that_decided_a_place(
+    served: tuple[Table, PageLinks, str], browser: Any
+) -> None:
+    table, _, base = served
+    await register_all(table, table.people)
+    judge = table.host
+    await say(table, judge, judge.private, "/settings tie_break lot")
+    await play_tour(table, table.people, seed=7)
+    tournaments = table.app.dispatcher["tournaments"]
+    rows = await tournaments.standings(await tournaments.judged_by(judge.id))
+    settled = {r.nick for r in rows if r.decided_by == "lot"}
+    assert len(settled) >= 3
+    standings = await say(table, judge, judge.private, "/standings")
+    assert "(decided by: a lot)" in standings  # the words the page must use
+    [[button]] = judge.inbox()[-1].buttons()
+    assert button.web_app is not None
+    await in_browser(lambda: browser.get(local(button.web_app, base)))
+    await until(browser, "return document.body.dataset.loaded", bool)
+    cells = (
+        "return [...document.querySelectorAll('#standings tbody tr')]"
+        ".map(r => r.cells[1].textContent)"
+    )
+    shown = await until(browser, cells, lambda v: len(v) == 12)
+    for row, text in zip(rows, shown, strict=True):
+        assert text.startswith(row.nick), (row.nick, text)
+        assert ("(decided by: a lot)" in text) == (row.nick in settled), text

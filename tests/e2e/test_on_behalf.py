@@ -37,16 +37,35 @@ async def hand_over(table: Table, command: SimMessage) -> str:
 
 
 @pytest.mark.rule("S1")
-async def test_a_bare_host_in_a_topic_hands_the_game_to_nobody(table: Table) -> None:
+async def test_a_bare_host_in_a_topic_hands_the_game_to_nobody() -> None:
+    async with open_table(12, seed=5, lang="en") as table:
+        creator = table.sandbox.add_user("Topic Maker", language_code="en")
+        table.group.add_member(creator)
+        table.group.make_forum()
+        topic = table.group.create_topic("Game night", by=creator)
+        table.topic = topic  # the game is played in the topic
+        await table.settle()
+        await table.gather()
+        await table.begin()
+        # The command replies to the topic's first message, which the topic's creator sent.
+        command = await table.host.send(table.group, "/host", topic=topic)
+        assert command.reply_to is not None and command.reply_to.sender is creator
+        assert HOST_USAGE in await hand_over(table, command)
+        assert await host_of(table, table.group) == table.host.id
+        assert creator.inbox() == []  # no panel, no roles
+        table.sandbox.assert_no_bot_errors()
+
+
+@pytest.mark.rule("S1")
+async def test_a_bare_host_in_another_topic_is_pointed_to_the_game(table: Table) -> None:
+    """The game in General, /host in a topic opened since: not the game's topic."""
     creator = table.sandbox.add_user("Topic Maker", language_code="en")
     table.group.add_member(creator)
     table.group.make_forum()
     topic = table.group.create_topic("Chat while we play", by=creator)
     await table.settle()
-    # The command replies to the topic's first message, which the topic's creator sent.
     command = await table.host.send(table.group, "/host", topic=topic)
-    assert command.reply_to is not None and command.reply_to.sender is creator
-    assert HOST_USAGE in await hand_over(table, command)
+    assert "is played in the group's General topic" in await hand_over(table, command)
     assert await host_of(table, table.group) == table.host.id
     assert creator.inbox() == []  # no panel, no roles
 

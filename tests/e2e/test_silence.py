@@ -18,7 +18,7 @@ from bot.sandbox import SimUser
 ONLY_HOST = "Only the Host can do that."
 NOT_YOUR_TURN = "It is not your turn."
 NOT_NOW = "Not now: that is for another phase of the game."
-PRIVATE_ONLY = "That command works in my private chat, not in a group."
+PRIVATE_ONLY = "That command works in my private chat, not in a group: open it and send it there."
 EYES_OPEN = "wrote in the group at night"  # the Host's V3 report (N5)
 
 # A command of each kind a group can see, and how the answer in private starts (None: no

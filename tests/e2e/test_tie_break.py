@@ -8,6 +8,7 @@ import pytest
 from bot.demo import open_table
 from bot.rules.draws import shuffled
 from bot.rules.sheet import sheet
+from bot.web import PageLinks, TournamentPages
 from tests.e2e.test_tournament import play_tour, register_all, say
 
 
@@ -45,3 +46,25 @@ async def test_T5_the_judges_tie_break_order_settles_the_prize_places() -> None:
         assert "(decided by: a lot)" in text
         final = await say(table, judge, judge.private, "/finish")
         assert "Top three" in final  # nothing shared at the top is left to stop it
+
+
+@pytest.mark.rule("T5")
+async def test_T5_the_live_page_says_which_tie_break_decided_a_place_as_standings_does() -> None:
+    async with open_table(12, seed=6, lang="en") as table:
+        await register_all(table, table.people)
+        judge = table.host
+        await say(table, judge, judge.private, "/settings tie_break lot")
+        await play_tour(table, table.people, seed=6)
+        service = table.app.dispatcher["tournaments"]
+        tournament = await service.judged_by(judge.id)
+        rows = {r.user_id: r for r in await service.standings(tournament)}
+        settled = [r for r in rows.values() if r.decided_by is not None]
+        assert len(settled) >= 3 and {r.decided_by for r in settled} == {"lot"}
+        text = await say(table, judge, judge.private, "/standings")
+        assert "(decided by: a lot)" in text, text
+        pages = TournamentPages(service, PageLinks("https://x.example", "x"), "x", table.texts)
+        for lang, words in (("en", "decided by: a lot"), ("ru", "решено: жребий")):
+            live = await pages.live_view(tournament, lang)
+            decided = {r["nick"]: r["decided"] for r in live["standings"]}
+            for row in rows.values():
+                assert decided[row.nick] == (words if row.decided_by else None), row

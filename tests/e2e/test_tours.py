@@ -142,11 +142,11 @@ async def test_the_judge_sees_the_current_tour_at_a_glance() -> None:
         assert "lobby: 10 of 12" in shown
         assert all(nick in shown for nick in absent) and len(absent) == 2
         assert second.code in shown and "not bound" in shown
-        from bot.app import PRIVATE_COMMANDS
+        from handlers.commands import help_text, menus
 
-        assert "tour" in PRIVATE_COMMANDS
-        assert "/tour" in table.texts("en", "common.help_private")
-        assert "/tour" in table.texts("ru", "common.help_private")
+        assert all("tour" in m.commands for m in menus() if m.scope == "all_private_chats")
+        assert "/tour" in help_text(table.texts, "en", private=True)
+        assert "/tour" in help_text(table.texts, "ru", private=True)
         refused = await say(table, table.people[0], table.people[0].private, "/tour")
         assert "Tour 1" not in refused
         table.sandbox.assert_no_bot_errors()

@@ -702,3 +702,32 @@ async def test_a_reaction_resends_the_message_unchanged_and_a_caption_edit_is_da
     assert edited is not None and again is not None
     assert edited.caption == "My evidence" and edited.edit_date is not None
     assert (again.caption, again.edit_date) == (edited.caption, edited.edit_date)
+
+
+async def test_a_revoked_invite_link_lets_nobody_join(bot: Bot, sandbox: Sandbox) -> None:
+    """revokeChatInviteLink as the Bot API gives it: the right is needed, the link comes back
+    revoked and joins no one; a revoked primary link is replaced by a new one."""
+    anna = sandbox.add_user("Anna")
+    boris = sandbox.add_user("Boris")
+    club = sandbox.add_supergroup("Club", owner=anna)
+    club.add_bot()
+    club.promote_bot(can_invite_users=True)
+    link = await bot.create_chat_invite_link(club.id, name="Tour 1")
+    club.demote_bot()
+    club.promote_bot(can_delete_messages=True)
+    with pytest.raises(TelegramBadRequest, match="not enough rights to manage chat invite link"):
+        await bot.revoke_chat_invite_link(club.id, link.invite_link)
+    club.promote_bot(can_invite_users=True)
+    revoked = await bot.revoke_chat_invite_link(club.id, link.invite_link)
+    assert revoked.is_revoked and revoked.invite_link == link.invite_link
+    with pytest.raises(SimulationError, match="expired"):
+        await boris.open_link(link.invite_link)
+    assert club.status_of(boris) == "left"
+    with pytest.raises(TelegramBadRequest, match="INVITE_HASH_EXPIRED"):
+        await bot.revoke_chat_invite_link(club.id, "https://t.me/+nosuchlink")
+    primary = await bot.export_chat_invite_link(club.id)
+    await bot.revoke_chat_invite_link(club.id, primary)
+    fresh = (await bot.get_chat(club.id)).invite_link
+    assert fresh is not None and fresh != primary
+    await boris.open_link(fresh)
+    assert club.status_of(boris) == "member"

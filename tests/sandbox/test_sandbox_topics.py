@@ -82,3 +82,27 @@ async def test_messages_on_behalf_of_a_chat(sandbox: Sandbox) -> None:
     assert forward is not None and forward.from_user is not None
     assert forward.from_user.id == 777000 and forward.is_automatic_forward
     assert forward.sender_chat is not None and forward.sender_chat.id == CHANNEL["id"]
+
+
+async def test_a_deleted_topic_takes_its_messages_and_refuses_new_ones(
+    bot: Bot, sandbox: Sandbox
+) -> None:
+    anna = sandbox.add_user("Anna")
+    boris = sandbox.add_user("Boris")
+    club = sandbox.add_supergroup("Club", owner=anna)
+    club.promote_bot(by=anna, can_pin_messages=True)
+    club.add_member(boris)
+    club.make_forum()
+    topic = club.create_topic("Game night", by=anna)
+    said = await boris.send(club, "hello", topic=topic)
+    sent = await bot.send_message(club.id, "Lobby", message_thread_id=topic)
+    await bot.pin_chat_message(club.id, sent.message_id)
+    with pytest.raises(SimulationError):
+        club.delete_topic(topic, by=boris)  # no right to manage topics
+    club.delete_topic(topic, by=anna)
+    assert said.deleted and club.message(sent.message_id) is None
+    assert club.pinned is None
+    with pytest.raises(TelegramBadRequest, match="message thread not found"):
+        await bot.send_message(club.id, "Turn", message_thread_id=topic)
+    general = await bot.send_message(club.id, "Turn")
+    assert general.message_thread_id is None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from storage_testdata import CHAT, HOST, OTHER_CHAT, T0
+from storage_testdata import CHAT, HOST, T0
 
 from storage import (
     ActiveGameExistsError,
@@ -47,24 +47,24 @@ async def test_set_lang_of_unknown_chat_fails(repos: Repositories) -> None:
         await repos.chats.set_lang(CHAT, "en")
 
 
-async def test_chat_settings(seeded: Repositories) -> None:
-    settings = seeded.chat_settings
-    assert await settings.get(CHAT, "speech") is None
-    await settings.set(CHAT, "speech", "60")
-    await settings.set(CHAT, "speech", "45")
-    await settings.set(CHAT, "night", "30")
-    await settings.set(OTHER_CHAT, "speech", "90")
-    assert await settings.get(CHAT, "speech") == "45"
-    assert await settings.all(CHAT) == {"night": "30", "speech": "45"}
-    assert await settings.delete(CHAT, "night")
-    assert not await settings.delete(CHAT, "night")
-    assert await settings.all(CHAT) == {"speech": "45"}
-    assert await settings.all(OTHER_CHAT) == {"speech": "90"}
+async def put_setting(repos: Repositories, chat_id: int, key: str, value: str) -> None:
+    """A per-chat setting as an older version stored it: the table still moves with a
+    migration, though nothing in this version writes it."""
+    await repos.database.execute(
+        "INSERT INTO chat_settings (chat_id, key, value) VALUES (?, ?, ?)", (chat_id, key, value)
+    )
+
+
+async def settings_of(repos: Repositories, chat_id: int) -> dict[str, str]:
+    rows = await repos.database.fetch_all(
+        "SELECT key, value FROM chat_settings WHERE chat_id = ? ORDER BY key", (chat_id,)
+    )
+    return {row["key"]: row["value"] for row in rows}
 
 
 async def test_migration_moves_games_outbox_and_settings(seeded: Repositories, game: Game) -> None:
     await seeded.chats.set_lang(CHAT, "en")
-    await seeded.chat_settings.set(CHAT, "speech", "45")
+    await put_setting(seeded, CHAT, "speech", "45")
     message = await seeded.outbox.enqueue(
         game_id=game.game_id, chat_id=CHAT, kind="seating", payload_json="{}", now=T0
     )
@@ -86,8 +86,8 @@ async def test_migration_moves_games_outbox_and_settings(seeded: Repositories, g
         message.outbox_id: SUPERGROUP,
         card.outbox_id: HOST,
     }
-    assert await seeded.chat_settings.all(SUPERGROUP) == {"speech": "45"}
-    assert await seeded.chat_settings.all(CHAT) == {}
+    assert await settings_of(seeded, SUPERGROUP) == {"speech": "45"}
+    assert await settings_of(seeded, CHAT) == {}
 
 
 async def test_migration_leaves_sent_messages_in_the_group_they_were_sent_to(
@@ -110,17 +110,17 @@ async def test_migration_into_a_chat_already_seen_keeps_its_own_data(
     seeded: Repositories, game: Game
 ) -> None:
     await seeded.chats.set_lang(CHAT, "en")
-    await seeded.chat_settings.set(CHAT, "speech", "45")
-    await seeded.chat_settings.set(CHAT, "night", "30")
+    await put_setting(seeded, CHAT, "speech", "45")
+    await put_setting(seeded, CHAT, "night", "30")
     await seeded.chats.upsert(SUPERGROUP, type=ChatType.SUPERGROUP, title="New club")
-    await seeded.chat_settings.set(SUPERGROUP, "speech", "90")
+    await put_setting(seeded, SUPERGROUP, "speech", "90")
 
     await seeded.chats.migrate_to_chat_id(CHAT, SUPERGROUP)
 
     assert await seeded.chats.get(SUPERGROUP) == Chat(
         chat_id=SUPERGROUP, type=ChatType.SUPERGROUP, title="New club", lang="en"
     )
-    assert await seeded.chat_settings.all(SUPERGROUP) == {"speech": "90", "night": "30"}
+    assert await settings_of(seeded, SUPERGROUP) == {"speech": "90", "night": "30"}
     moved = await seeded.games.get(game.game_id)
     assert moved is not None
     assert moved.chat_id == SUPERGROUP
@@ -152,7 +152,9 @@ async def test_migration_of_unknown_chat_fails(repos: Repositories) -> None:
 
 async def test_migration_covers_every_table_keyed_by_chat(db: Database) -> None:
     # A new table with a chat_id must be added to migrate_to_chat_id, then to this list.
-    moved_by_migration = {"chats", "chat_settings", "games", "outbox", "tour_groups"}
+    moved_by_migration = {
+        *("chats", "chat_settings", "games", "outbox", "tour_groups", "tour_invites"),
+    }
     tables = await db.fetch_all("SELECT name FROM sqlite_schema WHERE type = 'table'")
     keyed_by_chat = set()
     for table in tables:
@@ -160,3 +162,19 @@ async def test_migration_covers_every_table_keyed_by_chat(db: Database) -> None:
         if any(column["name"] == "chat_id" for column in columns):
             keyed_by_chat.add(table["name"])
     assert keyed_by_chat == moved_by_migration
+
+
+async def test_the_game_paused_while_the_bot_was_away_is_kept_and_moves_with_the_chat(
+    seeded: Repositories, game: Game
+) -> None:
+    """Issue 21 §3: the bot back in the group resumes the game it paused, after a
+    restart too; the group upgraded meanwhile, it is the supergroup's."""
+    assert await seeded.chats.paused_away(CHAT) is None
+    await seeded.chats.set_paused_away(CHAT, game.game_id)
+    assert await seeded.chats.paused_away(CHAT) == game.game_id
+
+    await seeded.chats.migrate_to_chat_id(CHAT, SUPERGROUP)
+
+    assert await seeded.chats.paused_away(SUPERGROUP) == game.game_id
+    await seeded.chats.set_paused_away(SUPERGROUP, None)
+    assert await seeded.chats.paused_away(SUPERGROUP) is None
