@@ -32,6 +32,7 @@ from bot.clock import Clock, Timers
 from bot.config import Config
 from bot.i18n import LANGUAGES, Texts
 from bot.longtext import LongMessages
+from bot.moves import MovedChats
 from bot.restore import RunLock
 from bot.rules.settings import GameSettings
 from bot.sender import Sender
@@ -40,6 +41,7 @@ from bot.tournaments import TournamentService
 from bot.web import PageLinks, TournamentPages, serve_pages
 from handlers import get_routers
 from handlers.commands import menus
+from handlers.common import chat_moved
 from handlers.failures import STORAGE_FAILURES, StaleAnswers, Unreachable, gone, not_recorded
 from handlers.guard import AnswersInPrivate, OutOfTurnCommands
 from handlers.middleware import (
@@ -110,6 +112,9 @@ async def build_app(
     bot.session.middleware(LongMessages())
     # Then: a button's answer Telegram no longer waits for is dropped (issue 21).
     bot.session.middleware(StaleAnswers())
+    # Then: a call to a group that became a supergroup goes there (issue 21 §3).
+    moves = MovedChats()
+    bot.session.middleware(moves)
     bot.session.middleware(sender.limiter)  # every call the bot makes is paced by it
     service = GameService(
         Repositories.of(database),
@@ -122,7 +127,10 @@ async def build_app(
         warning_seconds,
         timezone=timezone,
         lobby_idle_seconds=lobby_idle_seconds,
+        moves=moves,
     )
+    # A move learnt from a refusal moves the chat, as its service message would.
+    moves.on_move = lambda chat_id, new_chat_id: chat_moved(service, bot, chat_id, new_chat_id)
     dispatcher = Dispatcher()
     dispatcher["service"] = service
     dispatcher["tournaments"] = TournamentService(service, judges)

@@ -433,6 +433,7 @@ async def open_table(
     folder: Path | None = None,
     webhook: bool = False,
     judge: bool = False,
+    basic_group: bool = False,
 ) -> AsyncIterator[Table]:
     clock = VirtualClock()
     sandbox = Sandbox(
@@ -444,7 +445,11 @@ async def open_table(
     )
     await sandbox.start()
     host = sandbox.add_user(HOST_NAME[lang], username="host", language_code=lang)
-    group = sandbox.add_supergroup("Mafia Club", owner=host)
+    # A basic group (`basic_group`) is what a club starts with before Telegram upgrades it.
+    if basic_group:
+        group = sandbox.add_group("Mafia Club", owner=host)
+    else:
+        group = sandbox.add_supergroup("Mafia Club", owner=host)
     group.add_bot(added_by=host)
     group.promote_bot(by=host, **RIGHTS)
     people = []

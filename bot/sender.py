@@ -43,7 +43,12 @@ from aiogram.client.session.middlewares.base import (
     BaseRequestMiddleware,
     NextRequestMiddlewareType,
 )
-from aiogram.exceptions import TelegramBadRequest, TelegramForbiddenError, TelegramRetryAfter
+from aiogram.exceptions import (
+    TelegramBadRequest,
+    TelegramForbiddenError,
+    TelegramMigrateToChat,
+    TelegramRetryAfter,
+)
 from aiogram.methods import Response, TelegramMethod
 from aiogram.methods.base import TelegramType
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, Message
@@ -706,6 +711,9 @@ class Sender:
                 )
                 shown.text = text
                 return
+            except TelegramMigrateToChat as error:
+                # It stayed behind in the group that became a supergroup: up again there.
+                log.info("game %s: the table stayed in the old group: %s", game_id, error)
             except TelegramBadRequest as error:
                 if "not modified" in error.message:
                     shown.text = text
@@ -713,12 +721,47 @@ class Sender:
                 # Deleted, or too old to edit: the table goes up again below.
                 log.info("game %s: the table message is gone: %s", game_id, error)
         message = await self._send_message(game_id, chat_id, text=text)
+        chat_id = message.chat.id  # the supergroup, if the group became one meanwhile
         self.remembered[(game_id, BOARD)] = Remembered(chat_id, message.message_id, text, None)
         if reposted is not None:
             await reposted(game_id, chat_id, message.message_id, text)
         await self.bot.pin_chat_message(
             chat_id=chat_id, message_id=message.message_id, disable_notification=True
         )
+
+    def moved(self, chat_id: int, new_chat_id: int) -> list[int]:
+        """The group `chat_id` became the supergroup `new_chat_id`, and what was shown in
+        the group stayed there. Each remembered message with buttons (the turn, the vote)
+        goes up anew in the supergroup and is remembered there, ahead of what was still
+        queued for the group, which follows it there; the table is forgotten, for the next
+        `board` to post and pin it there. Returns the games whose table that was."""
+        boards = []
+        for (game_id, key), shown in list(self.remembered.items()):
+            if shown.chat_id != chat_id:
+                continue
+            if key == BOARD:
+                del self.remembered[(game_id, key)]
+                boards.append(game_id)
+            elif shown.keyboard is not None:
+                del self.remembered[(game_id, key)]
+                again = Post(new_chat_id, shown.text, shown.keyboard, remember=key)
+                self._enqueue(game_id, again)
+        for game_id in list(self._places):
+            place = self._places.get(game_id)
+            if place is not None and place[0] == chat_id:  # a basic group has no topics
+                self._places[game_id] = (new_chat_id, None)
+        waiting = self._queues.get(chat_id)
+        while waiting:
+            queued = waiting.popleft()
+            queued.item = replace(queued.item, chat_id=new_chat_id)
+            self._requeue(queued)
+        return boards
+
+    def _requeue(self, queued: _Queued) -> None:
+        chat_id = queued.item.chat_id
+        self._queues.setdefault(chat_id, deque()).append(queued)
+        if chat_id not in self._workers:
+            self._workers[chat_id] = asyncio.create_task(self._drain(chat_id))
 
     def _enqueue(
         self, game_id: int, item: Outgoing, note: bool = False, priority: int = GAME
@@ -793,7 +836,8 @@ class Sender:
                     await self.bot.edit_message_reply_markup(
                         chat_id=chat_id, message_id=message_id, reply_markup=None
                     )
-                except TelegramBadRequest as error:  # gone, or too old to edit
+                except (TelegramBadRequest, TelegramMigrateToChat) as error:
+                    # Gone, too old to edit, or left behind in a group that was upgraded.
                     log.info("game %s: buttons stay on %s: %s", game_id, message_id, error)
                 except Exception:  # a press on them is refused by step anyway
                     log.exception("game %s: could not take buttons off", game_id)
@@ -864,7 +908,7 @@ class Sender:
                 await self._edit(queued.game_id, item, keep_keyboard=queued.note)
         except TelegramForbiddenError as error:
             outcome = Undelivered(item.chat_id, error.message)
-        except TelegramBadRequest as error:
+        except (TelegramBadRequest, TelegramMigrateToChat) as error:
             # A bad request is our bug or a vanished message; the game goes on.
             log.warning("game %s: %s refused: %s", queued.game_id, type(item).__name__, error)
         except Exception:  # the worker must live on for the chat's next message
@@ -883,13 +927,14 @@ class Sender:
             reply_markup=markup(post.keyboard),
             protect_content=post.protect or None,
         )
+        chat_id = message.chat.id  # the supergroup, if the group became one meanwhile
         if post.remember:
             self.remembered[(game_id, post.remember)] = Remembered(
-                post.chat_id, message.message_id, post.text, post.keyboard
+                chat_id, message.message_id, post.text, post.keyboard
             )
         if post.pin:
             await self.bot.pin_chat_message(
-                chat_id=post.chat_id, message_id=message.message_id, disable_notification=True
+                chat_id=chat_id, message_id=message.message_id, disable_notification=True
             )
         return message.message_id
 
@@ -911,9 +956,20 @@ class Sender:
             )
             old.message_id, old.text, old.keyboard = message.message_id, edit.append, keyboard
             return
-        await self.bot.edit_message_text(
-            chat_id=old.chat_id, message_id=old.message_id, text=text, reply_markup=markup(keyboard)
-        )
+        try:
+            await self.bot.edit_message_text(
+                chat_id=old.chat_id,
+                message_id=old.message_id,
+                text=text,
+                reply_markup=markup(keyboard),
+            )
+        except TelegramMigrateToChat as error:
+            # It stayed behind in the group that became a supergroup: the whole of it
+            # goes up there, and the next edit is about that message.
+            message = await self.bot.send_message(
+                chat_id=error.migrate_to_chat_id, text=text, reply_markup=markup(keyboard)
+            )
+            old.chat_id, old.message_id = message.chat.id, message.message_id
         old.text, old.keyboard = text, keyboard
 
 

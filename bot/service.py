@@ -27,6 +27,7 @@ from bot.clock import Clock, Timers
 from bot.i18n import Texts, escape
 from bot.logs import about_game
 from bot.lru import LRU
+from bot.moves import MovedChats
 from bot.panel import HostPanels
 from bot.render import Audience, Keyboard, Outgoing, Post, named, render
 from bot.rules import engine
@@ -226,6 +227,7 @@ class GameService:
         warning_seconds: float = 10.0,
         timezone: str = "Europe/Moscow",
         lobby_idle_seconds: float = LOBBY_IDLE_SECONDS,
+        moves: MovedChats | None = None,
     ) -> None:
         self.repos = repos
         self.timezone = timezone  # of the clock times players read
@@ -272,6 +274,9 @@ class GameService:
         # (handlers.lobby.refresh_lobby).
         self.stale_lobbies: dict[int, bool] = {}
         self.panels = HostPanels(repos, sender, texts, self.user_lang)
+        # Groups that became supergroups (installed on the bot's session by the app).
+        self.moves = moves or MovedChats()
+        self._moving = asyncio.Lock()
         timers.set_handler(self.on_timer)
         sender.locate = self._locate  # every post of a game goes to the game's topic
         sender.topic_gone = self._topic_gone
@@ -362,12 +367,31 @@ class GameService:
             await self.repos.chats.upsert(chat_id, type=type, title=title)
             self._known_chats[chat_id] = (type, title)
 
-    async def migrate_chat(self, chat_id: int, new_chat_id: int) -> None:
-        """A group became a supergroup: everything keyed by the old id moves to the new."""
-        await self.repos.chats.migrate_to_chat_id(chat_id, new_chat_id)
-        for known in (self._chat_langs, self._known_chats):
-            known.pop(chat_id, None)
-            known.pop(new_chat_id, None)
+    async def migrate_chat(self, chat_id: int, new_chat_id: int) -> list[Game]:
+        """A group became a supergroup: everything keyed by the old id moves to the new,
+        and what the group was shown of its game goes up there anew (the turn and the
+        vote with their buttons, the table pinned; the lobby is the caller's, who gets
+        the games that moved now). Told by either service message, or by a refusal of
+        the old id (`bot.moves`): the first moves it, the others find nothing to move.
+        """
+        async with self._moving:
+            self.moves.moved[chat_id] = new_chat_id
+            moved = 0
+            if await self.repos.chats.get(chat_id) is not None:
+                moved = await self.repos.chats.migrate_to_chat_id(chat_id, new_chat_id)
+            for known in (self._chat_langs, self._known_chats):
+                known.pop(chat_id, None)
+                known.pop(new_chat_id, None)
+            boards = self.sender.moved(chat_id, new_chat_id)
+            for game_id in boards:
+                game = await self.repos.games.get(game_id)
+                state = await self.state(game_id)
+                if game is not None and game.status is GameStatus.RUNNING and state is not None:
+                    await self.show_board(game, state, await self.chat_lang(game.chat_id))
+            active = await self.active_game(new_chat_id) if moved else None
+            if moved:
+                log.info("chat %s moved to the supergroup %s", chat_id, new_chat_id)
+            return [active] if active is not None else []
 
     async def audience(self, game: Game, state: GameState | None = None) -> Audience:
         langs: dict[int, str] = {}
@@ -796,7 +820,9 @@ class GameService:
                 return
             if posted is not None and posted.message_id is None:
                 return  # still to go out with the deal: it shows the table as it is then
-            if posted is not None and posted.message_id is not None:
+            # One left behind in a group that became a supergroup is posted anew.
+            here = posted is not None and posted.chat_id == game.chat_id
+            if posted is not None and posted.message_id is not None and here:
                 self._recall_board(posted.chat_id, posted.message_id, game, state, lang)
         text = board_text(state, lang, self.t)
         self.sender.board(game.game_id, game.chat_id, text, self._board_reposted)
@@ -1313,7 +1339,8 @@ class GameService:
                 if (game.game_id, BOARD) not in self.sender.remembered and posted is not None:
                     if posted.message_id is None:
                         continue  # still to go out with the deal (show_board)
-                    self._recall_board(posted.chat_id, posted.message_id, game, state, lang)
+                    if posted.chat_id == game.chat_id:  # not left in an upgraded group
+                        self._recall_board(posted.chat_id, posted.message_id, game, state, lang)
                 await self.show_board(game, state, lang)
             except Exception:
                 log.exception("game %s: the table could not be shown", game.game_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from aiogram import F, Router
+from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import Message
 
@@ -20,7 +20,8 @@ from bot.tournaments import TournamentService
 from handlers.args import Arg, Word, takes
 from handlers.commands import help_text
 from handlers.filters import IN_PRIVATE, Is
-from handlers.lobby import join_from_private
+from handlers.lobby import join_from_private, repost_lobby
+from storage.games import GameStatus
 
 # Deep-link payloads are at most 64 characters of A-Za-z0-9_- (Bot API). A lobby's token
 # is storage.games' token_urlsafe(16): 22 of them, or 32 hex digits for a lobby that
@@ -59,10 +60,22 @@ async def start(
     await service.retry_waiting_begins(user_id)
 
 
-async def migrated(message: Message, service: GameService) -> None:
-    """A group that became a supergroup keeps its game (Telegram moves it to a new id)."""
-    assert message.migrate_to_chat_id is not None
-    await service.migrate_chat(message.chat.id, message.migrate_to_chat_id)
+async def migrated(message: Message, bot: Bot, service: GameService) -> None:
+    """A group that became a supergroup keeps its game (Telegram moves it to a new id):
+    told in the old group (`migrate_to_chat_id`) or in the new (`migrate_from_chat_id`),
+    whichever comes first."""
+    if message.migrate_to_chat_id is not None:
+        await chat_moved(service, bot, message.chat.id, message.migrate_to_chat_id)
+    elif message.migrate_from_chat_id is not None:
+        await chat_moved(service, bot, message.migrate_from_chat_id, message.chat.id)
+
+
+async def chat_moved(service: GameService, bot: Bot, chat_id: int, new_chat_id: int) -> None:
+    """The game moves with its chat, and what the group was shown goes up in the
+    supergroup (the service's), the lobby with its Join button too."""
+    for game in await service.migrate_chat(chat_id, new_chat_id):
+        if game.status is GameStatus.LOBBY and game.lobby_message_id is not None:
+            await repost_lobby(service, game, bot)
 
 
 async def help_(message: Message, service: GameService, lang: str) -> None:
@@ -176,7 +189,7 @@ async def set_lang(message: Message, service: GameService, lang: str, wanted: st
 
 def make_router() -> Router:
     router = Router(name="common")
-    router.message.register(migrated, Is(F.migrate_to_chat_id))
+    router.message.register(migrated, Is(F.migrate_to_chat_id | F.migrate_from_chat_id))
     router.message.register(start, CommandStart(), IN_PRIVATE)
     router.message.register(help_, CommandStart())  # /start in a group: the group's commands
     router.message.register(help_, Command("help"))

@@ -132,6 +132,16 @@ async def refresh_lobby(service: GameService, game: Game, bot: Bot) -> None:
         del stale[game.game_id]
 
 
+async def repost_lobby(service: GameService, game: Game, bot: Bot) -> None:
+    """The lobby post stayed behind in a group that became a supergroup: it goes up
+    there anew, with its Join button, and is the one edited from then on."""
+    text, button = await lobby_view(service, game, bot)
+    sent = await bot.send_message(game.chat_id, text, reply_markup=markup(((button,),)))
+    await service.repos.games.set_lobby_message(
+        game.game_id, sent.message_id, now=service.clock.now()
+    )
+
+
 def topic_of(message: Message) -> int | None:
     """The forum topic a message was posted in, where a game it opens lives; None for a
     forum's General (which has no thread id) and for a group without topics (where a

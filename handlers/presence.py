@@ -4,7 +4,8 @@ Removed (my_chat_member: left or kicked), the bot can show the group nothing: th
 is paused at once, so that its clock stops and no turn passes unseen, and its Host
 hears the real reason in private, with a button to stop the game from there. When the
 bot is added back, a game it paused goes on from where it stood; one the Host had
-paused before stays paused for the Host's /resume.
+paused before stays paused for the Host's /resume. Which game the bot paused is stored
+with its chat (`ChatRepository.set_paused_away`), so that it goes on after a restart too.
 
 A seated player who leaves the group mid-game (chat_member, or the service message):
 the Host hears it in private, with the way to go on (/remove; a Judge's substitute in a
@@ -36,7 +37,6 @@ TOLD_KEPT = 10_000  # departures remembered, to tell each once
 
 class Presence:
     def __init__(self) -> None:
-        self.paused: set[int] = set()  # games the bot paused when it was removed
         # (game, person) whose leaving the Host heard: chat_member and the service
         # message tell the same departure twice.
         self.told_left: LRU[tuple[int, int], bool] = LRU(TOLD_KEPT)
@@ -88,7 +88,7 @@ class Presence:
                 await service.act(game.game_id, Pause())
             except (RuleError, LookupError):
                 return  # it ended meanwhile
-            self.paused.add(game.game_id)
+            await service.repos.chats.set_paused_away(game.chat_id, game.game_id)
         log.warning("game %d: the bot was removed from chat %d; paused", game.game_id,
                     update.chat.id)  # fmt: skip
         lang = await service.user_lang(game.host_user_id)
@@ -104,13 +104,14 @@ class Presence:
             return
         game, state = running
         resumed = False
-        if state.paused and game.game_id in self.paused:
+        ours = await service.repos.chats.paused_away(game.chat_id) == game.game_id
+        if state.paused and ours:
             try:
                 await service.act(game.game_id, Resume())
                 resumed = True
             except (RuleError, LookupError):
                 pass
-        self.paused.discard(game.game_id)
+        await service.repos.chats.set_paused_away(game.chat_id, None)
         lang = await service.user_lang(game.host_user_id)
         key = "presence.back" if resumed else "presence.back_paused"
         text = service.t(lang, key, title=escape(update.chat.title or ""), game=game.game_id)
@@ -130,7 +131,7 @@ class Presence:
         except (RuleError, LookupError):
             await query.answer(service.t(lang, "error.game_finished"), show_alert=True)
             return
-        self.paused.discard(game.game_id)
+        await service.repos.chats.set_paused_away(game.chat_id, None)
         await query.answer(service.t(lang, "presence.stopped", game=game.game_id), show_alert=True)
 
 

@@ -12,6 +12,9 @@ import aiosqlite
 from storage.db import Database
 from storage.errors import ActiveGameExistsError, NotFoundError
 
+# The chat's setting that names the game the bot paused when it was removed from the chat.
+_AWAY = "paused_while_away"
+
 
 class ChatType(StrEnum):
     """Telegram's kinds of chat, spelled as the Bot API spells them."""
@@ -76,8 +79,35 @@ class ChatRepository:
         if not changed:
             raise NotFoundError(f"no chat {chat_id}")
 
-    async def migrate_to_chat_id(self, chat_id: int, new_chat_id: int) -> None:
-        """Move everything keyed by `chat_id` to `new_chat_id` (a group became a supergroup).
+    async def set_paused_away(self, chat_id: int, game_id: int | None) -> None:
+        """Store which game the bot paused when it was removed from the chat (None: none),
+        so that the bot, added back, resumes it even after a restart. Kept as one of the
+        chat's settings (`chat_settings`), which move with the chat."""
+        if game_id is None:
+            await self._db.execute(
+                "DELETE FROM chat_settings WHERE chat_id = ? AND key = ?", (chat_id, _AWAY)
+            )
+            return
+        await self._db.execute(
+            "INSERT INTO chat_settings (chat_id, key, value) VALUES (?, ?, ?) "
+            "ON CONFLICT (chat_id, key) DO UPDATE SET value = excluded.value",
+            (chat_id, _AWAY, str(game_id)),
+        )
+
+    async def paused_away(self, chat_id: int) -> int | None:
+        """The game the bot paused when it was removed from the chat, if any."""
+        row = await self._db.fetch_one(
+            "SELECT value FROM chat_settings WHERE chat_id = ? AND key = ?", (chat_id, _AWAY)
+        )
+        return None if row is None or not str(row["value"]).isdigit() else int(row["value"])
+
+    async def migrate_to_chat_id(self, chat_id: int, new_chat_id: int) -> int:
+        """Move everything keyed by `chat_id` to `new_chat_id` (a group became a supergroup);
+        the number of games moved.
+
+        Messages already sent stay where they are in the outbox: their ids are the old
+        group's (a restart must not edit a message of the supergroup by them); those still
+        to go out go to the supergroup.
 
         The bot may already have seen the supergroup: then its own title, language and
         settings win, and only what it lacks is carried over. The old chat is deleted
@@ -104,11 +134,12 @@ class ChatRepository:
                 "lang = coalesce(chats.lang, excluded.lang)",
                 (new_chat_id, ChatType.SUPERGROUP.value, chat_id),
             )
-            await self._db.execute(
+            games = await self._db.execute(
                 "UPDATE games SET chat_id = ? WHERE chat_id = ?", (new_chat_id, chat_id)
             )
             await self._db.execute(
-                "UPDATE outbox SET chat_id = ? WHERE chat_id = ?", (new_chat_id, chat_id)
+                "UPDATE outbox SET chat_id = ? WHERE chat_id = ? AND sent_at IS NULL",
+                (new_chat_id, chat_id),
             )
             await self._db.execute(
                 "UPDATE tour_groups SET chat_id = ? WHERE chat_id = ?", (new_chat_id, chat_id)
@@ -124,3 +155,4 @@ class ChatRepository:
             )
             await self._db.execute("DELETE FROM chat_settings WHERE chat_id = ?", (chat_id,))
             await self._db.execute("DELETE FROM chats WHERE chat_id = ?", (chat_id,))
+        return games

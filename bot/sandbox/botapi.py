@@ -73,6 +73,12 @@ _DEFAULT_PERMISSIONS = {
     "can_add_web_page_previews": True, "can_change_info": False, "can_invite_users": True,
     "can_pin_messages": False, "can_manage_topics": False,
 }  # fmt: skip
+# What a member must be allowed to send for the restriction to be none at all.
+_MESSAGE_PERMISSIONS = (
+    "can_send_messages", "can_send_audios", "can_send_documents", "can_send_photos",
+    "can_send_videos", "can_send_video_notes", "can_send_voice_notes", "can_send_polls",
+    "can_send_other_messages", "can_add_web_page_previews",
+)  # fmt: skip
 _NOT_MODIFIED = (
     "message is not modified: specified new message content and reply markup are exactly "
     "the same as a current content and reply markup of the message"
@@ -115,6 +121,7 @@ class BotApi:
             "leaveChat": self.leave_chat,
             "banChatMember": self.ban_chat_member,
             "unbanChatMember": self.unban_chat_member,
+            "restrictChatMember": self.restrict_chat_member,
             "createChatInviteLink": self.create_chat_invite_link,
             "exportChatInviteLink": self.export_chat_invite_link,
             "revokeChatInviteLink": self.revoke_chat_invite_link,
@@ -143,6 +150,8 @@ class BotApi:
         chat = self.world.find_chat(chat_id)
         if chat is None:
             raise ApiError.bad_request("chat not found")
+        if isinstance(chat, Group) and chat.migrated_to is not None:
+            raise ApiError.migrated(chat.migrated_to)
         return chat
 
     def _present(self, chat: Chat) -> Chat:
@@ -154,10 +163,21 @@ class BotApi:
                 raise ApiError.forbidden("bot can't initiate conversation with a user")
         elif isinstance(chat, Group):
             standing = chat.member(self.world.bot)
+            kind = "supergroup chat" if chat.is_supergroup else "group chat"
             if standing.status == "kicked":
-                raise ApiError.forbidden("bot was kicked from the supergroup chat")
+                raise ApiError.forbidden(f"bot was kicked from the {kind}")
             if not standing.is_member:
-                raise ApiError.forbidden("bot is not a member of the supergroup chat")
+                raise ApiError.forbidden(f"bot is not a member of the {kind}")
+        return chat
+
+    def _supergroup(self, chat_id: int | str) -> Group:
+        """A supergroup, for the methods a basic group does not have."""
+        chat = self._chat(chat_id)
+        if not isinstance(chat, Group):
+            raise ApiError.bad_request("method is available only for supergroups")
+        if not chat.is_supergroup:
+            raise ApiError.bad_request("method is available for supergroup and channel chats only")
+        self._present(chat)
         return chat
 
     def _group(self, chat_id: int | str, private_refusal: str) -> Group:
@@ -663,9 +683,7 @@ class BotApi:
         return True
 
     def unban_chat_member(self, params: Params) -> Any:
-        group = self._group(
-            params["chat_id"], "chat member status can't be changed in private chats"
-        )
+        group = self._supergroup(params["chat_id"])
         self._require(group, "can_restrict_members", _RESTRICT_RIGHTS)
         standing = self._target_member(group, params["user_id"])
         bot = self.world.bot
@@ -675,6 +693,31 @@ class BotApi:
         elif standing.is_member and not params.get("only_if_banned"):
             self.world.membership_changed(group, standing, gone, bot)
             self.world.post(group, bot, service={"left_chat_member": standing.account})
+        return True
+
+    def restrict_chat_member(self, params: Params) -> Any:
+        """A supergroup's member muted (any permission taken away: the sandbox's
+        restriction is a mute) or set free (every permission given)."""
+        group = self._supergroup(params["chat_id"])
+        self._require(group, "can_restrict_members", _RESTRICT_RIGHTS)
+        standing = self._target_member(group, params["user_id"])
+        permissions = params["permissions"]
+        if not isinstance(permissions, dict):
+            raise ApiError.bad_request("can't parse permissions JSON object")
+        muted = not all(permissions.get(key, False) for key in _MESSAGE_PERMISSIONS)
+        bot = self.world.bot
+        if muted:
+            until = params.get("until_date", 0)
+            if until and not 30 <= until - self.world.now() <= 366 * 86400:
+                until = 0
+            new = Membership(
+                standing.account, "restricted", until_date=until, in_chat=standing.is_member
+            )
+        elif standing.status == "restricted":
+            new = Membership(standing.account, "member" if standing.in_chat else "left")
+        else:
+            return True
+        self.world.membership_changed(group, standing, new, bot)
         return True
 
     # -- invite links ---------------------------------------------------------------------

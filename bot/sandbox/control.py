@@ -6,10 +6,12 @@ instead. They mirror the Python API one to one:
 
     GET  /_sandbox/bot                              the bot's id, username and token
     POST /_sandbox/users                    {first_name, username?, last_name?, language_code?}
-    POST /_sandbox/groups                           {title, owner_id, username?}
+    POST /_sandbox/groups                           {title, owner_id, username?, type?}
+                                                    (type "group": a basic group)
     POST /_sandbox/groups/{chat_id}/{action}        add_member {user_id, added_by?},
          remove_member {user_id, by?}, promote {user_id, rights}, demote {user_id},
-         add_bot {added_by?}, promote_bot {rights, by?}, demote_bot {by?}, remove_bot {by?, ban?}
+         add_bot {added_by?}, promote_bot {rights, by?}, demote_bot {by?}, remove_bot {by?, ban?},
+         migrate {by?} (a basic group becomes a supergroup: the answer describes the new one)
     POST /_sandbox/users/{user_id}/{action}         start_bot {payload?}, block_bot,
          send {chat_id, text, reply_to?}, send_command {chat_id, command, args?},
          send_media {chat_id, kind, caption?, data_base64?, filename?, emoji?},
@@ -148,7 +150,17 @@ class _Control:
     async def add_group(self, request: web.Request) -> web.StreamResponse:
         body = await self._body(request)
         owner = self.sandbox.user(int(body["owner_id"]))
-        group = self.sandbox.add_supergroup(body["title"], owner, username=body.get("username"))
+        kind = body.get("type", "supergroup")
+        if kind == "group":
+            if body.get("username") is not None:
+                raise ValueError("a basic group has no @username")
+            group = self.sandbox.add_group(body["title"], owner)
+        elif kind == "supergroup":
+            group = self.sandbox.add_supergroup(
+                body["title"], owner, username=body.get("username")
+            )
+        else:
+            raise ValueError(f"a group is of type 'group' or 'supergroup', not {kind!r}")
         return web.json_response(group.describe())
 
     async def group_action(self, request: web.Request) -> web.StreamResponse:
@@ -177,6 +189,8 @@ class _Control:
             group.demote_bot(by=self._optional_user(body, "by"))
         elif action == "remove_bot":
             group.remove_bot(by=self._optional_user(body, "by"), ban=bool(body.get("ban")))
+        elif action == "migrate":
+            group = group.migrate_to_supergroup(by=self._optional_user(body, "by"))
         else:
             raise LookupError(f"no group action {action!r}")
         return web.json_response(group.describe())

@@ -14,11 +14,19 @@ from typing import Any
 class ApiError(Exception):
     """A refusal in the Bot API's own words: `{"ok": false, "error_code": ..., ...}`."""
 
-    def __init__(self, status: int, description: str, *, retry_after: int | None = None):
+    def __init__(
+        self,
+        status: int,
+        description: str,
+        *,
+        retry_after: int | None = None,
+        migrate_to_chat_id: int | None = None,
+    ):
         super().__init__(description)
         self.status = status
         self.description = description
         self.retry_after = retry_after
+        self.migrate_to_chat_id = migrate_to_chat_id
 
     @classmethod
     def bad_request(cls, detail: str) -> ApiError:
@@ -40,14 +48,29 @@ class ApiError(Exception):
     def too_many_requests(cls, retry_after: int) -> ApiError:
         return cls(429, f"Too Many Requests: retry after {retry_after}", retry_after=retry_after)
 
+    @classmethod
+    def migrated(cls, new_chat_id: int) -> ApiError:
+        """A request to a group that became a supergroup: Telegram names the new id in
+        ResponseParameters."""
+        return cls(
+            400,
+            "Bad Request: group chat was upgraded to a supergroup chat",
+            migrate_to_chat_id=new_chat_id,
+        )
+
     def payload(self) -> dict[str, Any]:
         body: dict[str, Any] = {
             "ok": False,
             "error_code": self.status,
             "description": self.description,
         }
+        parameters: dict[str, int] = {}
         if self.retry_after is not None:
-            body["parameters"] = {"retry_after": self.retry_after}
+            parameters["retry_after"] = self.retry_after
+        if self.migrate_to_chat_id is not None:
+            parameters["migrate_to_chat_id"] = self.migrate_to_chat_id
+        if parameters:
+            body["parameters"] = parameters
         return body
 
 

@@ -15,6 +15,7 @@ import hashlib
 import hmac
 import json
 import re
+from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -410,6 +411,8 @@ class SimUser(Account):
                 raise SimulationError(
                     f"{self.first_name} must press Start (start_bot) before writing to the bot"
                 )
+        elif isinstance(chat, Group) and chat.migrated_to is not None:
+            raise SimulationError(f"{chat.title} is now the supergroup {chat.migrated_to}")
         elif isinstance(chat, Group) and not chat.member(self).is_member:
             raise SimulationError(f"{self.first_name} is not a member of {chat.title}")
         elif isinstance(chat, Group) and chat.member(self).status == "restricted":
@@ -475,13 +478,49 @@ def _placed(
 
 
 class SimGroup(Group):
-    """A supergroup, administered by its owner on the test's behalf."""
+    """A supergroup (or a basic group), administered by its owner on the test's behalf."""
 
     def __init__(
-        self, world: World, chat_id: int, title: str, owner: SimUser, username: str | None
+        self,
+        world: World,
+        chat_id: int,
+        title: str,
+        owner: SimUser,
+        username: str | None,
+        *,
+        supergroup: bool = True,
     ):
-        super().__init__(chat_id, title, owner, username)
+        super().__init__(chat_id, title, owner, username, supergroup=supergroup)
         self._world = world
+
+    def _check_current(self) -> None:
+        """Nothing happens in a basic group once it became a supergroup."""
+        if self.migrated_to is not None:
+            raise SimulationError(f"{self.title} is now the supergroup {self.migrated_to}")
+
+    def migrate_to_supergroup(self, *, by: SimUser | None = None) -> SimGroup:
+        """The owner upgrades this basic group, as Telegram does: a new supergroup (a new
+        id) with the same members, administrators and bot; the old group gets a service
+        message with `migrate_to_chat_id`, the new one with `migrate_from_chat_id`, and
+        from then on every request to the old id is refused with the new id."""
+        self._check_current()
+        if self.is_supergroup:
+            raise SimulationError(f"{self.title} is a supergroup already")
+        actor = by or self.owner
+        if self.member(actor).status != "creator":
+            raise SimulationError(f"only the owner of {self.title} can upgrade it")
+        assert isinstance(self.owner, SimUser)
+        new_id = self._world.new_group_id(supergroup=True)
+        upgraded = SimGroup(self._world, new_id, self.title, self.owner, None)
+        for account_id, standing in self.members.items():
+            rights = replace(standing.rights) if standing.rights is not None else None
+            upgraded.members[account_id] = replace(standing, rights=rights)
+        upgraded.migrated_from = self.id
+        self._world.groups[new_id] = upgraded
+        self._world.service_message(self, actor, migrate_to_chat_id=new_id)
+        self.migrated_to = new_id
+        self._world.service_message(upgraded, actor, migrate_from_chat_id=self.id)
+        return upgraded
 
     def status_of(self, account: Account) -> str:
         return self.member(account).status
@@ -496,6 +535,7 @@ class SimGroup(Group):
 
     def add_member(self, user: SimUser, *, added_by: SimUser | None = None) -> None:
         """`user` joins (or is added by `added_by`); the bot sees the service message."""
+        self._check_current()
         old = self.member(user)
         if old.is_member:
             raise SimulationError(f"{user.first_name} is already in {self.title}")
@@ -507,6 +547,7 @@ class SimGroup(Group):
 
     def remove_member(self, user: SimUser, *, by: SimUser | None = None) -> None:
         """`user` leaves, or is removed by the administrator `by`."""
+        self._check_current()
         old = self.member(user)
         if not old.is_member or old.status == "creator":
             raise SimulationError(f"{user.first_name} can't be removed from {self.title}")
@@ -516,6 +557,7 @@ class SimGroup(Group):
 
     def promote(self, user: SimUser, **rights: bool) -> None:
         """Make a member an administrator with the given rights (the owner does it)."""
+        self._check_current()
         old = self.member(user)
         if not old.is_member or old.status == "creator":
             raise SimulationError(f"{user.first_name} can't be promoted in {self.title}")
@@ -524,6 +566,9 @@ class SimGroup(Group):
 
     def restrict(self, user: SimUser, *, in_chat: bool = True) -> None:
         """The owner mutes `user` (who may be in the chat, or have left it since)."""
+        self._check_current()
+        if not self.is_supergroup:
+            raise SimulationError(f"{self.title} is a basic group: members cannot be restricted")
         old = self.member(user)
         if old.is_admin:
             raise SimulationError(f"{user.first_name} is an administrator of {self.title}")
@@ -531,6 +576,7 @@ class SimGroup(Group):
         self._world.membership_changed(self, old, new, self.owner)
 
     def demote(self, user: SimUser) -> None:
+        self._check_current()
         old = self.member(user)
         if old.status != "administrator":
             raise SimulationError(f"{user.first_name} is not an administrator of {self.title}")
@@ -558,6 +604,7 @@ class SimGroup(Group):
         self._change_bot(new, by)
 
     def _change_bot(self, new: Membership, by: SimUser | None) -> None:
+        self._check_current()
         actor = by or self.owner
         if not self.member(actor).is_admin:
             raise SimulationError(f"{actor.first_name} is not an administrator of {self.title}")
@@ -571,6 +618,9 @@ class SimGroup(Group):
 
     def make_forum(self) -> None:
         """The owner turns topics on (only a supergroup can be a forum)."""
+        self._check_current()
+        if not self.is_supergroup:
+            raise SimulationError(f"{self.title} is a basic group: only a supergroup has topics")
         self.is_forum = True
 
     def create_topic(self, name: str, *, by: SimUser | None = None) -> int:

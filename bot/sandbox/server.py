@@ -97,7 +97,6 @@ class Sandbox:
         self._last_activity = 0.0
         self._activity: asyncio.Event | None = None
         self._next_user_id = 100_001
-        self._next_group_id = -1_001_000_000_001
         self._runner: web.AppRunner | None = None
         self.host = "127.0.0.1"
         self.port: int | None = None
@@ -129,8 +128,16 @@ class Sandbox:
         self, title: str, owner: SimUser, *, username: str | None = None
     ) -> SimGroup:
         """A supergroup owned by `owner`, without the bot (see `SimGroup.add_bot`)."""
-        group = SimGroup(self.world, self._next_group_id, title, owner, username)
-        self._next_group_id -= 1
+        group_id = self.world.new_group_id(supergroup=True)
+        group = SimGroup(self.world, group_id, title, owner, username)
+        self.world.groups[group.id] = group
+        return group
+
+    def add_group(self, title: str, owner: SimUser) -> SimGroup:
+        """A basic group (Chat type "group", no @username, no topics) owned by `owner`,
+        without the bot; `SimGroup.migrate_to_supergroup` upgrades it as Telegram does."""
+        group_id = self.world.new_group_id(supergroup=False)
+        group = SimGroup(self.world, group_id, title, owner, None, supergroup=False)
         self.world.groups[group.id] = group
         return group
 

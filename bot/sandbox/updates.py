@@ -14,6 +14,7 @@ as Telegram does, and the updates wait here for delivery instead.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from bot.sandbox.errors import ApiError
@@ -93,6 +94,17 @@ class UpdateQueue:
 
     def drop_pending(self) -> None:
         self._pending.clear()
+
+    def delay(self, wanted: Callable[[dict[str, Any]], bool]) -> list[tuple[str, dict[str, Any]]]:
+        """Take the pending updates `wanted` picks out of the queue, undelivered, as
+        (kind, payload): Telegram delivers them later (`push` them again then), as it
+        sometimes does with a service message."""
+        taken = [update for update in self._pending if wanted(update)]
+        self._pending = [update for update in self._pending if not wanted(update)]
+        return [
+            next((kind, payload) for kind, payload in update.items() if kind != "update_id")
+            for update in taken
+        ]
 
     def close(self) -> None:
         """End every waiting poll (with no updates) and answer later ones at once."""

@@ -503,12 +503,26 @@ class PrivateChat(Chat):
 
 
 class Group(Chat):
-    """A supergroup: members with their statuses and rights, invite links, messages."""
+    """A supergroup, or a basic group (`supergroup=False`, Chat type "group"): members
+    with their statuses and rights, invite links, messages.
 
-    type = "supergroup"
+    A basic group upgraded to a supergroup (`migrated_to`) is only history: Telegram
+    refuses every request to its id and names the supergroup's instead.
+    """
 
-    def __init__(self, chat_id: int, title: str, owner: Account, username: str | None = None):
+    def __init__(
+        self,
+        chat_id: int,
+        title: str,
+        owner: Account,
+        username: str | None = None,
+        *,
+        supergroup: bool = True,
+    ):
         super().__init__(chat_id)
+        self.type = "supergroup" if supergroup else "group"
+        self.migrated_to: int | None = None  # a basic group's supergroup, once upgraded
+        self.migrated_from: int | None = None  # a supergroup's basic group, if upgraded
         self._title = title
         self.username = username
         self.owner = owner
@@ -530,8 +544,12 @@ class Group(Chat):
     def member_list(self) -> list[Membership]:
         return [m for m in self.members.values() if m.is_member]
 
+    @property
+    def is_supergroup(self) -> bool:
+        return self.type == "supergroup"
+
     def to_api(self) -> dict[str, Any]:
-        chat: dict[str, Any] = {"id": self.id, "type": "supergroup", "title": self._title}
+        chat: dict[str, Any] = {"id": self.id, "type": self.type, "title": self._title}
         if self.username:
             chat["username"] = self.username
         if self.is_forum:
@@ -571,6 +589,10 @@ class World:
         self._file_seq = itertools.count(1)
         self._query_seq = itertools.count(4_000_000_000_000_000_001)
         self._link_seq = itertools.count(1)
+        # Chat ids as Telegram hands them out: a supergroup's start with -100, a basic
+        # group's are plain negative numbers.
+        self._supergroup_ids = itertools.count(1_001_000_000_001)
+        self._basic_group_ids = itertools.count(4_000_000_001)
 
     def now(self) -> int:
         return int(self.clock())
@@ -642,6 +664,9 @@ class World:
 
     def new_query_id(self) -> str:
         return str(next(self._query_seq))
+
+    def new_group_id(self, *, supergroup: bool) -> int:
+        return -next(self._supergroup_ids if supergroup else self._basic_group_ids)
 
     def new_invite_link(self) -> str:
         return f"https://t.me/+sbx{next(self._link_seq):08d}"

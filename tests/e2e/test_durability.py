@@ -102,24 +102,16 @@ async def test_an_update_delivered_twice_changes_nothing(table: Table) -> None:
     assert table.state is not None and table.state.step == state.step
 
 
-async def test_a_group_that_becomes_a_supergroup_keeps_its_game(table: Table) -> None:
-    new_id = table.group.id - 1_000
-    update = Update.model_validate(
-        {
-            "update_id": 999_999,
-            "message": {
-                "message_id": 10_000,
-                "date": int(table.clock.now()),
-                "chat": {"id": table.group.id, "type": "supergroup", "title": "Club"},
-                "from": table.host.to_api(),
-                "migrate_to_chat_id": new_id,
-            },
-        },
-        context={"bot": table.bot},
-    )
-    await table.app.dispatcher.feed_update(table.bot, update)
-    moved = await table.app.service.active_game(new_id)
-    assert moved is not None and moved.game_id == table.game_id
+async def test_a_group_that_becomes_a_supergroup_keeps_its_game() -> None:
+    # A basic group, upgraded by Telegram (tests/e2e/test_migration.py: what it shows).
+    async with open_table(12, seed=5, lang="en", basic_group=True) as table:
+        await table.gather()
+        await table.begin()
+        new = table.group.migrate_to_supergroup()
+        await table.settle()
+        moved = await table.app.service.active_game(new.id)
+        assert moved is not None and moved.game_id == table.game_id
+        table.sandbox.assert_no_bot_errors()
 
 
 @pytest.mark.rule("S3")

@@ -90,6 +90,22 @@ async def test_migration_moves_games_outbox_and_settings(seeded: Repositories, g
     assert await settings_of(seeded, CHAT) == {}
 
 
+async def test_migration_leaves_sent_messages_in_the_group_they_were_sent_to(
+    seeded: Repositories, game: Game
+) -> None:
+    """Issue 21 §3: a message id is the old group's; moved, a restart would edit the
+    supergroup's message of that id (the pinned table)."""
+    table = await seeded.outbox.enqueue(
+        game_id=game.game_id, chat_id=CHAT, kind="board", payload_json="{}", now=T0
+    )
+    await seeded.outbox.mark_sent(table.outbox_id, message_id=7, now=T0)
+
+    assert await seeded.chats.migrate_to_chat_id(CHAT, SUPERGROUP) == 1  # the game moved
+
+    kept = await seeded.outbox.latest(game.game_id, "board")
+    assert kept is not None and (kept.chat_id, kept.message_id) == (CHAT, 7)
+
+
 async def test_migration_into_a_chat_already_seen_keeps_its_own_data(
     seeded: Repositories, game: Game
 ) -> None:
@@ -146,3 +162,19 @@ async def test_migration_covers_every_table_keyed_by_chat(db: Database) -> None:
         if any(column["name"] == "chat_id" for column in columns):
             keyed_by_chat.add(table["name"])
     assert keyed_by_chat == moved_by_migration
+
+
+async def test_the_game_paused_while_the_bot_was_away_is_kept_and_moves_with_the_chat(
+    seeded: Repositories, game: Game
+) -> None:
+    """Issue 21 §3: the bot back in the group resumes the game it paused, after a
+    restart too; the group upgraded meanwhile, it is the supergroup's."""
+    assert await seeded.chats.paused_away(CHAT) is None
+    await seeded.chats.set_paused_away(CHAT, game.game_id)
+    assert await seeded.chats.paused_away(CHAT) == game.game_id
+
+    await seeded.chats.migrate_to_chat_id(CHAT, SUPERGROUP)
+
+    assert await seeded.chats.paused_away(SUPERGROUP) == game.game_id
+    await seeded.chats.set_paused_away(SUPERGROUP, None)
+    assert await seeded.chats.paused_away(SUPERGROUP) is None
