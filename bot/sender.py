@@ -51,7 +51,7 @@ from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 from bot.board import BOARD
 from bot.clock import Clock
 from bot.longtext import fits
-from bot.render import Edit, Keyboard, Outgoing, Post, Unkey
+from bot.render import Edit, Keyboard, Outgoing, Post, Retime, Unkey
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +105,7 @@ class Remembered:
     message_id: int
     text: str
     keyboard: Keyboard | None
+    clock: str | None = None  # the line of `text` that says when the turn ends (`Retime`)
 
 
 @dataclass(frozen=True)
@@ -709,7 +710,9 @@ class Sender:
         waiting = [q for q in queue if shows(q)]
         if waiting:  # not out yet: it goes out (or is edited) without them
             for q in waiting:
-                if not isinstance(q.item, Unkey):
+                if isinstance(q.item, Retime):
+                    q.item = replace(q.item, keeps_keyboard=False)
+                elif not isinstance(q.item, Unkey):
                     q.item = replace(q.item, keyboard=None)
             return done
         sending = self._sending.get(item.chat_id)
@@ -818,6 +821,8 @@ class Sender:
                 outcome = await self._post(queued.game_id, item)
             elif isinstance(item, Edit):
                 await self._edit(queued.game_id, item, keep_keyboard=queued.note)
+            elif isinstance(item, Retime):
+                await self._retime(queued.game_id, item)
         except TelegramForbiddenError as error:
             outcome = Undelivered(item.chat_id, error.message)
         except TelegramBadRequest as error:
@@ -831,7 +836,9 @@ class Sender:
 
     async def _post(self, game_id: int, post: Post) -> int:
         if post.countdown is not None:  # its clock starts now: so its end time does
-            post = replace(post, text=post.countdown.shown(post.text, self.clock.now(), LATE))
+            now, countdown = self.clock.now(), post.countdown
+            clock = None if post.clock is None else countdown.shown(post.clock, now, LATE)
+            post = replace(post, text=countdown.shown(post.text, now, LATE), clock=clock)
         message = await self.bot.send_message(
             chat_id=post.chat_id,
             text=post.text,
@@ -840,7 +847,7 @@ class Sender:
         )
         if post.remember:
             self.remembered[(game_id, post.remember)] = Remembered(
-                post.chat_id, message.message_id, post.text, post.keyboard
+                post.chat_id, message.message_id, post.text, post.keyboard, post.clock
             )
         if post.pin:
             await self.bot.pin_chat_message(
@@ -865,11 +872,32 @@ class Sender:
                 chat_id=old.chat_id, text=edit.append, reply_markup=markup(keyboard)
             )
             old.message_id, old.text, old.keyboard = message.message_id, edit.append, keyboard
+            old.clock = None  # the clock line stays on the message before
             return
         await self.bot.edit_message_text(
             chat_id=old.chat_id, message_id=old.message_id, text=text, reply_markup=markup(keyboard)
         )
         old.text, old.keyboard = text, keyboard
+
+    async def _retime(self, game_id: int, retime: Retime) -> None:
+        """Put the end time that holds now in the place of the one the message shows."""
+        old = self.remembered.get((game_id, retime.key))
+        if old is None or old.clock is None:
+            return  # sent before a restart (or grown past its clock line): left as it is
+        text = _swap(old.text, old.clock, retime.clock)
+        if text is None or text == old.text:
+            return
+        keyboard = old.keyboard if retime.keeps_keyboard else None
+        await self.bot.edit_message_text(
+            chat_id=old.chat_id, message_id=old.message_id, text=text, reply_markup=markup(keyboard)
+        )
+        old.text, old.keyboard, old.clock = text, keyboard, retime.clock
+
+
+def _swap(text: str, old: str, new: str) -> str | None:
+    """`text` with its last `old` line replaced by `new`; None if it has none."""
+    before, found, after = text.rpartition(old)
+    return before + new + after if found else None
 
 
 async def _when_sent(queued: asyncio.Future[Outcome], index: int, sent: Ticker) -> None:
@@ -926,6 +954,19 @@ def _merge(a: _Queued, b: _Queued) -> _Queued | None:
             return None
         essential, countdown = x.essential or y.essential, y.countdown or x.countdown
         item = replace(y, text=text, essential=essential, countdown=countdown)
+    elif isinstance(x, Post) and isinstance(y, Retime):
+        # Not out yet: it goes out with the end time that holds now.
+        if y.key != x.remember or x.clock is None:
+            return None
+        swapped = _swap(x.text, x.clock, y.clock)
+        if swapped is None:
+            return None
+        keyboard = x.keyboard if y.keeps_keyboard else None
+        item = replace(x, text=swapped, keyboard=keyboard, clock=y.clock, countdown=None)
+    elif isinstance(x, Retime) and isinstance(y, Retime):
+        if y.key != x.key:
+            return None
+        item = replace(y, keeps_keyboard=x.keeps_keyboard and y.keeps_keyboard)
     else:
         return None  # an edit, then a new message: two things happened
     priority = min(a.priority, b.priority)
