@@ -8,7 +8,7 @@ import pytest
 from bot.demo import Table, open_table
 from bot.sandbox import SimUser
 from bot.web import PageLinks, TournamentPages
-from tests.e2e.test_tournament import INVITE, bound_chat, register_all, say, start_table
+from tests.e2e.test_tournament import INVITE, bound_chat, register_all, say, start_table, warn
 
 
 def _tournaments(table: Table):  # type: ignore[no-untyped-def]
@@ -24,8 +24,8 @@ async def _sanction(table: Table, chat: object, who: SimUser, code: str) -> None
     state = await table.app.service.state(game.game_id)
     assert state is not None
     seat = state.seat_of(who.id)
-    await say(table, table.host, chat, f"/warn {seat} {code}")
-    await table.host.press(chat.messages()[-1], "Confirm")  # type: ignore[attr-defined]
+    proposal = await warn(table, table.host, chat, f"/warn {seat} {code}")  # type: ignore[arg-type]
+    await table.host.press(proposal, "Confirm")
     await table.settle()
 
 
