@@ -280,11 +280,12 @@ async def pick_violation(
         return
     seat, code = callback_data.seat, callback_data.code
     known = seat in state.seats and code in VCode.__members__
-    if not known or callback_data.given != _given(state, seat) or query.message is None:
+    if not known or callback_data.given != _given(state, seat) or not _on_it(query):
         await query.answer(service.t(lang, "error.stale"), show_alert=True)
         await _settled(query, service, game.game_id)
         return
     text, keyboard = await _proposal(service, tournaments, lang, game, state, seat, VCode(code))
+    assert query.message is not None  # `_on_it`
     if query.message.chat.type == "private":
         text = service.t(lang, "sanction.in_game", game=game.game_id) + "\n" + text
     if query.bot is not None:
@@ -298,18 +299,28 @@ async def pick_violation(
     await query.answer()
 
 
+def _on_it(query: CallbackQuery) -> bool:
+    """The press came from a button its message shows (as Telegram says): only then is
+    that message an offer to edit, and not some other message of the chat."""
+    keyboard = getattr(query.message, "reply_markup", None)
+    if keyboard is None:
+        return False
+    return query.data in (b.callback_data for row in keyboard.inline_keyboard for b in row)
+
+
 async def _settled(query: CallbackQuery, service: GameService, game_id: int) -> None:
     """The proposal is decided (or past deciding): its buttons go, so nobody presses them
     again. Not the panel's: it shows its next view itself."""
     message = query.message
-    if message is None or query.bot is None or getattr(message, "reply_markup", None) is None:
-        return  # nothing to take off (as the press saw it)
+    if message is None or query.bot is None or not _on_it(query):
+        return  # nothing to take off, or not an offer of ours to close
+    shown = (message.chat.id, message.message_id)
     panel = await service.repos.panels.get(game_id)
-    if panel is not None and (panel.chat_id, panel.message_id) == (
-        message.chat.id,
-        message.message_id,
-    ):
+    if panel is not None and (panel.chat_id, panel.message_id) == shown:
         return
+    if shown in service.settled:
+        return
+    service.settled[shown] = True
     with contextlib.suppress(TelegramBadRequest):  # gone, or taken off already
         await query.bot.edit_message_reply_markup(
             chat_id=message.chat.id, message_id=message.message_id, reply_markup=None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.callbacks import SanctionCb, WarnCb
 from bot.demo import Table
 from bot.rules.sanctions import Penalty, VCode
 from bot.sandbox import Chat, SimMessage
@@ -142,3 +143,21 @@ async def test_the_violation_list_in_the_group_is_the_hosts_alone(table: Table) 
     assert late.answer is not None and late.answer.text == table.texts("en", "error.stale")
     assert latest(table.group, picker.message_id).buttons() == []
     assert table.state is not None and len(table.state.sanctions) == 1
+
+
+@pytest.mark.rule("V1")
+async def test_an_offer_pressed_on_another_message_changes_that_message_not(table: Table) -> None:
+    state = table.state
+    assert state is not None and state.game_id is not None
+    seat = state.living()[4]
+    turn = table.turn_message()
+    shown, buttons = turn.content, keys(turn)
+    # The Host's own data, forged onto the turn message: neither edits it.
+    pick = WarnCb(game=state.game_id, seat=seat, code="V2", given=0).pack()
+    cancel = SanctionCb(game=state.game_id, seat=seat, code="V2", penalty="", given=0).pack()
+    for data in (pick, cancel):
+        forge(table, table.host, turn, data)
+        await table.settle()
+    turn = latest(table.group, turn.message_id)
+    assert (turn.content, keys(turn)) == (shown, buttons)
+    assert table.state is not None and table.state.sanctions == []
