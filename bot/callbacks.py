@@ -49,6 +49,16 @@ class SanctionCb(CallbackData, prefix="s"):
     given: int = 0  # the seat's sanctions in this game when it was proposed
 
 
+class WarnCb(CallbackData, prefix="w"):
+    """The Host's `/warn N` with no violation: the violation `code`, chosen in words, for
+    the ladder's proposal (V); `given` is the seat's record it was offered for."""
+
+    game: GameId
+    seat: int
+    code: str
+    given: int = 0
+
+
 class SignCb(CallbackData, prefix="g"):
     """The Host signs the result sheet (T3)."""
 

@@ -92,6 +92,9 @@ class Post:
     # outbox with the action, sent before the rest and waited for.
     essential: bool = False
     countdown: Countdown | None = None  # the end time of the turn it announces
+    # The line of `text` that tells when the turn ends ("До 19:42:30 МСК."), for a later
+    # `Retime` to put the end time that holds then in its place.
+    clock: str | None = None
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,21 @@ class Unkey:
     key: str
 
 
-Outgoing = Post | Edit | Unkey
+@dataclass(frozen=True)
+class Retime:
+    """The turn's end time changed (a pause, a resume, an extension, a player out of the
+    queue): the remembered message shows `clock` in place of its clock line, keeping its
+    buttons (unless they went meanwhile: `keeps_keyboard`). A message sent before a
+    restart is not remembered: the edit is dropped (/status and the panel tell the time).
+    """
+
+    chat_id: int
+    key: str
+    clock: str
+    keeps_keyboard: bool = True
+
+
+Outgoing = Post | Edit | Unkey | Retime
 
 
 @dataclass(frozen=True)
@@ -208,6 +225,7 @@ def render(
     keyboard: Keyboard | None = None
     remember: str | None = None
     countdown: Countdown | None = None
+    clock: str | None = None
     g = audience.group_lang
     gid = audience.game_id
     # Where this action's sanctions begin in the game's record (`state` is after them).
@@ -252,15 +270,12 @@ def render(
                         seconds=seconds,
                     )
                 )
-                if not state.paused:  # a paused turn's end is not known yet (T2)
-                    until = _clock_time(deadline, audience.timezone)
+                # A paused turn's end is not known yet (T2): its line says so instead.
+                ends = None if state.paused else deadline
+                clock = turn_clock(state, audience, t, ends, queue[0] if queue else None)
+                lines[-1] += "\n" + clock
+                if ends is not None:
                     countdown = Countdown(deadline, seconds_of(state, phase), audience.timezone)
-                    if queue:
-                        lines[-1] += "\n" + t(
-                            g, "turn.until_next", until=until, next=named(state, queue[0], t, g)
-                        )
-                    else:
-                        lines[-1] += "\n" + t(g, "turn.until", until=until)
                 make = CallbackMaker(TurnCb, gid, step)
                 # Finish speech stands alone, so that no tap near it puts a player up.
                 keyboard = ((Button(t(g, "button.pass"), make(0)),),)
@@ -333,8 +348,7 @@ def render(
             case Paused(remaining=remaining):
                 lines.append(t(g, "host.paused", seconds=_fmt(remaining)))
             case Resumed(deadline=deadline, remaining=remaining):
-                until = _clock_time(deadline, audience.timezone)
-                until += " " + _zone_name(deadline, audience.timezone, g)
+                until = _until(deadline, audience)
                 if state.speaker is not None and remaining > 0:
                     who = named(state, state.speaker, t, g)
                     seconds = _fmt(round(remaining, 1))
@@ -365,8 +379,58 @@ def render(
     if lines:
         # After the private messages: a role card is in hand before the first turn is called.
         text = "\n\n".join(lines)
-        out.append(Post(audience.group_id, text, keyboard, remember=remember, countdown=countdown))
+        out.append(
+            Post(
+                audience.group_id,
+                text,
+                keyboard,
+                remember=remember,
+                countdown=countdown,
+                clock=clock if remember == "turn" else None,
+            )
+        )
+    out += _retimed(events, state, audience, t)
     return out
+
+
+# What changes when a turn ends, or who speaks next, without a new turn (T2).
+_RETIMING = (Paused, Resumed, Extended, PlayerLeft)
+
+
+def _retimed(
+    events: Sequence[Event], state: GameState, audience: Audience, t: Texts
+) -> list[Outgoing]:
+    """The turn message's clock line, as it holds after `events`, if they changed it: a
+    pause, a resume or an extension moved the end, or the next speaker left (T2)."""
+    if not state.in_speech or state.speaker is None or state.finished:
+        return []
+    if any(isinstance(e, SpeechStarted) for e in events):
+        return []  # the new turn's message says it already
+    if not any(isinstance(e, _RETIMING) for e in events):
+        return []
+    until = None if state.paused else state.deadline
+    following = next((s for s in state.queue if state.is_alive(s)), None)  # the dead are passed
+    return [Retime(audience.group_id, "turn", turn_clock(state, audience, t, until, following))]
+
+
+def turn_clock(
+    state: GameState, audience: Audience, t: Texts, until: float | None, following: int | None
+) -> str:
+    """A turn message's clock line: when the turn ends, in the chat's time zone, or that
+    the game is paused and how much the turn has left; and who speaks next."""
+    g = audience.group_lang
+    after = {} if following is None else {"next": named(state, following, t, g)}
+    suffix = "" if following is None else "_next"
+    if until is None:
+        left = state.paused_remaining or 0.0
+        return t(g, f"turn.paused{suffix}", seconds=_fmt(round(left, 1)), **after)
+    return t(g, f"turn.until{suffix}", until=_until(until, audience), **after)
+
+
+def _until(moment: float, audience: Audience) -> str:
+    """An end time as the chat reads it, with its zone: 19:42:30 МСК."""
+    zone = _zone_name(moment, audience.timezone, audience.group_lang)
+    return f"{_clock_time(moment, audience.timezone)} {zone}"
 
 
 def _vote_closed(

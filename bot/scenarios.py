@@ -79,8 +79,11 @@ class Scripted(Crowd):
         await self.table.settle()
 
     async def _confirm(self) -> None:
-        """The Host confirms the sanction the bot proposed (its first button)."""
-        proposal = self.table.latest(self.table.group.messages(), "s:")
+        """The Host confirms the sanction the bot proposed (its first button): in the
+        Host's private chat if they pressed Start, else in the group."""
+        table = self.table
+        found = (table.latest(chat, "s:") for chat in (table.group.messages(), table.host.inbox()))
+        proposal = max((m for m in found if m is not None), key=lambda m: m.seq, default=None)
         assert proposal is not None, "no sanction was proposed"
         await self.table.host.press(proposal, 0)
         await self.table.settle()

@@ -57,7 +57,7 @@ from bot.board import BOARD
 from bot.clock import Clock
 from bot.longtext import fits
 from bot.lru import LRU
-from bot.render import Edit, Keyboard, Outgoing, Post, Unkey
+from bot.render import Edit, Keyboard, Outgoing, Post, Retime, Unkey
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +111,7 @@ class Remembered:
     message_id: int
     text: str
     keyboard: Keyboard | None
+    clock: str | None = None  # the line of `text` that says when the turn ends (`Retime`)
 
 
 @dataclass(frozen=True)
@@ -796,7 +797,9 @@ class Sender:
         waiting = [q for q in queue if shows(q)]
         if waiting:  # not out yet: it goes out (or is edited) without them
             for q in waiting:
-                if not isinstance(q.item, Unkey):
+                if isinstance(q.item, Retime):
+                    q.item = replace(q.item, keeps_keyboard=False)
+                elif not isinstance(q.item, Unkey):
                     q.item = replace(q.item, keyboard=None)
             return done
         sending = self._sending.get(item.chat_id)
@@ -906,6 +909,8 @@ class Sender:
                 outcome = await self._post(queued.game_id, item)
             elif isinstance(item, Edit):
                 await self._edit(queued.game_id, item, keep_keyboard=queued.note)
+            elif isinstance(item, Retime):
+                await self._retime(queued.game_id, item)
         except TelegramForbiddenError as error:
             outcome = Undelivered(item.chat_id, error.message)
         except (TelegramBadRequest, TelegramMigrateToChat) as error:
@@ -919,7 +924,9 @@ class Sender:
 
     async def _post(self, game_id: int, post: Post) -> int:
         if post.countdown is not None:  # its clock starts now: so its end time does
-            post = replace(post, text=post.countdown.shown(post.text, self.clock.now(), LATE))
+            now, countdown = self.clock.now(), post.countdown
+            clock = None if post.clock is None else countdown.shown(post.clock, now, LATE)
+            post = replace(post, text=countdown.shown(post.text, now, LATE), clock=clock)
         message = await self._send_message(
             game_id,
             post.chat_id,
@@ -930,7 +937,7 @@ class Sender:
         chat_id = message.chat.id  # the supergroup, if the group became one meanwhile
         if post.remember:
             self.remembered[(game_id, post.remember)] = Remembered(
-                chat_id, message.message_id, post.text, post.keyboard
+                chat_id, message.message_id, post.text, post.keyboard, post.clock
             )
         if post.pin:
             await self.bot.pin_chat_message(
@@ -955,6 +962,7 @@ class Sender:
                 game_id, old.chat_id, text=edit.append, reply_markup=markup(keyboard)
             )
             old.message_id, old.text, old.keyboard = message.message_id, edit.append, keyboard
+            old.clock = None  # the clock line stays on the message before
             return
         try:
             await self.bot.edit_message_text(
@@ -971,6 +979,26 @@ class Sender:
             )
             old.chat_id, old.message_id = message.chat.id, message.message_id
         old.text, old.keyboard = text, keyboard
+
+    async def _retime(self, game_id: int, retime: Retime) -> None:
+        """Put the end time that holds now in the place of the one the message shows."""
+        old = self.remembered.get((game_id, retime.key))
+        if old is None or old.clock is None:
+            return  # sent before a restart (or grown past its clock line): left as it is
+        text = _swap(old.text, old.clock, retime.clock)
+        if text is None or text == old.text:
+            return
+        keyboard = old.keyboard if retime.keeps_keyboard else None
+        await self.bot.edit_message_text(
+            chat_id=old.chat_id, message_id=old.message_id, text=text, reply_markup=markup(keyboard)
+        )
+        old.text, old.keyboard, old.clock = text, keyboard, retime.clock
+
+
+def _swap(text: str, old: str, new: str) -> str | None:
+    """`text` with its last `old` line replaced by `new`; None if it has none."""
+    before, found, after = text.rpartition(old)
+    return before + new + after if found else None
 
 
 async def _when_sent(queued: asyncio.Future[Outcome], index: int, sent: Ticker) -> None:
@@ -1027,6 +1055,19 @@ def _merge(a: _Queued, b: _Queued) -> _Queued | None:
             return None
         essential, countdown = x.essential or y.essential, y.countdown or x.countdown
         item = replace(y, text=text, essential=essential, countdown=countdown)
+    elif isinstance(x, Post) and isinstance(y, Retime):
+        # Not out yet: it goes out with the end time that holds now.
+        if y.key != x.remember or x.clock is None:
+            return None
+        swapped = _swap(x.text, x.clock, y.clock)
+        if swapped is None:
+            return None
+        keyboard = x.keyboard if y.keeps_keyboard else None
+        item = replace(x, text=swapped, keyboard=keyboard, clock=y.clock, countdown=None)
+    elif isinstance(x, Retime) and isinstance(y, Retime):
+        if y.key != x.key:
+            return None
+        item = replace(y, keeps_keyboard=x.keeps_keyboard and y.keeps_keyboard)
     else:
         return None  # an edit, then a new message: two things happened
     priority = min(a.priority, b.priority)

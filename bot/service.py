@@ -266,6 +266,9 @@ class GameService:
         self._user_langs: LRU[int, str | None] = LRU(KEEP_PEOPLE)
         self._known_users: LRU[int, tuple[str, str | None]] = LRU(KEEP_PEOPLE)
         self._known_chats: LRU[int, tuple[ChatType, str | None]] = LRU(KEEP_CHATS)
+        # (chat, message) of the Host's decided sanction proposals, whose buttons were
+        # taken off: a second press that was on its way does not ask for it again.
+        self.settled: LRU[tuple[int, int], bool] = LRU(KEEP_CHATS)
         # Lower-cased @username -> user id; touched with `_known_users`, so that the
         # username of every user still known there is still here.
         self._username_owners: LRU[str, int] = LRU(KEEP_PEOPLE)

@@ -10,14 +10,14 @@ import contextlib
 from typing import Any
 
 from aiogram import Bot, Router
-from aiogram.exceptions import TelegramBadRequest
+from aiogram.exceptions import TelegramBadRequest, TelegramForbiddenError
 from aiogram.filters import Command, CommandObject, Filter
 from aiogram.types import CallbackQuery, Message
 
-from bot.callbacks import PanelCb, SanctionCb, SignCb
+from bot.callbacks import PanelCb, SanctionCb, SignCb, WarnCb
 from bot.i18n import escape
 from bot.panel import EXTEND_SECONDS, Picking
-from bot.render import Button, Post, named, violation
+from bot.render import Button, Keyboard, Post, named, violation
 from bot.rules.actions import Action, Extend, Pause, Resume, Sanction, Skip, Stop
 from bot.rules.errors import RuleError
 from bot.rules.events import Phase
@@ -160,16 +160,25 @@ async def remove(message: Message, service: GameService, lang: str, seat: int) -
     await _act(message, service, lang, Sanction(seat, Penalty.REMOVAL_FROM_GAME))
 
 
-@takes("host.warn_usage", Arg("seat", SEAT), Arg("code", Word(tuple(v.value for v in VCode))))
+@takes(
+    "host.warn_usage",
+    (Arg("seat", SEAT), Arg("code", Word(tuple(v.value for v in VCode)))),
+    (Arg("seat", SEAT),),
+)
 async def warn(
     message: Message,
+    bot: Bot,
     service: GameService,
     tournaments: TournamentService,
     lang: str,
     seat: int,
-    code: str,
+    code: str | None = None,
 ) -> None:
-    """RULES V: the bot proposes the sanction from the player's record; the Host confirms."""
+    """RULES V: the bot proposes the sanction from the player's record; the Host confirms.
+
+    With no violation named, the Host first picks it from the list, in words, as on the
+    panel. Both go to the Host's private chat when the bot can write there (the table
+    does not watch the Host decide), otherwise to the group (issue 22 §1, §4)."""
     running = await service.running_in_chat(message.chat.id)
     if running is None:
         await message.answer(service.t(lang, "host.no_game"))
@@ -178,26 +187,141 @@ async def warn(
     if seat not in state.seats:
         await message.answer(service.t(lang, "host.warn_usage"))
         return
-    penalty = await _ladder(game, state, seat, VCode(code), tournaments)
+
+    async def build(lang: str) -> tuple[str, Keyboard]:
+        if code is None:
+            return _violations(service, lang, game.game_id, state, seat)
+        return await _proposal(service, tournaments, lang, game, state, seat, VCode(code))
+
+    host = game.host_user_id
+    if await service.reachable(host):
+        private = await service.user_lang(host)
+        text, keyboard = await build(private)
+        text = service.t(private, "sanction.in_game", game=game.game_id) + "\n" + text
+        try:
+            await bot.send_message(host, text, reply_markup=markup(keyboard))
+            return
+        except TelegramForbiddenError:  # blocked since: the group hears it, then
+            log_game(game, "the Host cannot be written to: the proposal goes to the group")
+    text, keyboard = await build(lang)
+    await service.sender.deliver(game.game_id, [Post(message.chat.id, text, keyboard)])
+
+
+def _violations(
+    service: GameService, lang: str, game_id: int, state: GameState, seat: int
+) -> tuple[str, Keyboard]:
+    """The violations in words, one a row, and Cancel: the Host picks what was broken."""
+    given = _given(state, seat)
+    text = service.t(lang, "panel.pick_violation", player=named(state, seat, service.t, lang))
+    rows = tuple(
+        (
+            Button(
+                violation(service.t, lang, v),
+                WarnCb(game=game_id, seat=seat, code=v.value, given=given).pack(),
+            ),
+        )
+        for v in VCode
+    )
+    cancel = SanctionCb(game=game_id, seat=seat, code="", penalty="", given=given).pack()
+    return text, (*rows, (Button(service.t(lang, "button.cancel"), cancel),))
+
+
+async def _proposal(
+    service: GameService,
+    tournaments: TournamentService,
+    lang: str,
+    game: Any,
+    state: GameState,
+    seat: int,
+    vcode: VCode,
+) -> tuple[str, Keyboard]:
+    """The ladder's sanction for `vcode` and the seat's record, with Confirm and Cancel."""
+    penalty = await _ladder(game, state, seat, vcode, tournaments)
     text = service.t(
         lang,
         "sanction.proposed",
         player=named(state, seat, service.t, lang),
-        violation=violation(service.t, lang, VCode(code)),
+        violation=violation(service.t, lang, vcode),
         penalty=service.t(lang, f"penalty.{penalty.value}"),
     )
     given = _given(state, seat)
-    confirm = SanctionCb(
-        game=game.game_id, seat=seat, code=code, penalty=penalty.value, given=given
-    ).pack()
-    cancel = SanctionCb(game=game.game_id, seat=seat, code=code, penalty="", given=given).pack()
+    made = SanctionCb(
+        game=game.game_id, seat=seat, code=vcode.value, penalty=penalty.value, given=given
+    )
+    cancel = made.model_copy(update={"penalty": ""}).pack()
     keyboard = (
         (
-            Button(service.t(lang, "button.confirm"), confirm),
+            Button(service.t(lang, "button.confirm"), made.pack()),
             Button(service.t(lang, "button.cancel"), cancel),
         ),
     )
-    await service.sender.deliver(game.game_id, [Post(message.chat.id, text, keyboard)])
+    return text, keyboard
+
+
+async def pick_violation(
+    query: CallbackQuery,
+    callback_data: WarnCb,
+    service: GameService,
+    tournaments: TournamentService,
+    lang: str,
+) -> None:
+    """A violation picked from a `/warn N` list: the same message becomes the proposal."""
+    game = await service.repos.games.get(callback_data.game)
+    if game is None or game.host_user_id != query.from_user.id:
+        await query.answer(service.t(lang, "host.only_host"), show_alert=True)
+        return
+    state = await service.state(game.game_id)
+    if game.status is not GameStatus.RUNNING or state is None or state.finished:
+        await query.answer(service.t(lang, "error.game_finished"), show_alert=True)
+        await _settled(query, service, game.game_id)
+        return
+    seat, code = callback_data.seat, callback_data.code
+    known = seat in state.seats and code in VCode.__members__
+    if not known or callback_data.given != _given(state, seat) or not _on_it(query):
+        await query.answer(service.t(lang, "error.stale"), show_alert=True)
+        await _settled(query, service, game.game_id)
+        return
+    text, keyboard = await _proposal(service, tournaments, lang, game, state, seat, VCode(code))
+    assert query.message is not None  # `_on_it`
+    if query.message.chat.type == "private":
+        text = service.t(lang, "sanction.in_game", game=game.game_id) + "\n" + text
+    if query.bot is not None:
+        with contextlib.suppress(TelegramBadRequest):  # gone, or pressed twice at once
+            await query.bot.edit_message_text(
+                text,
+                chat_id=query.message.chat.id,
+                message_id=query.message.message_id,
+                reply_markup=markup(keyboard),
+            )
+    await query.answer()
+
+
+def _on_it(query: CallbackQuery) -> bool:
+    """The press came from a button its message shows (as Telegram says): only then is
+    that message an offer to edit, and not some other message of the chat."""
+    keyboard = getattr(query.message, "reply_markup", None)
+    if keyboard is None:
+        return False
+    return query.data in (b.callback_data for row in keyboard.inline_keyboard for b in row)
+
+
+async def _settled(query: CallbackQuery, service: GameService, game_id: int) -> None:
+    """The proposal is decided (or past deciding): its buttons go, so nobody presses them
+    again. Not the panel's: it shows its next view itself."""
+    message = query.message
+    if message is None or query.bot is None or not _on_it(query):
+        return  # nothing to take off, or not an offer of ours to close
+    shown = (message.chat.id, message.message_id)
+    panel = await service.repos.panels.get(game_id)
+    if panel is not None and (panel.chat_id, panel.message_id) == shown:
+        return
+    if shown in service.settled:
+        return
+    service.settled[shown] = True
+    with contextlib.suppress(TelegramBadRequest):  # gone, or taken off already
+        await query.bot.edit_message_reply_markup(
+            chat_id=message.chat.id, message_id=message.message_id, reply_markup=None
+        )
 
 
 async def _ladder(
@@ -293,6 +417,7 @@ async def confirm_sanction(
     service.panels.pick(game.game_id, None)
     if not callback_data.penalty:
         await query.answer(service.t(lang, "sanction.cancelled"))
+        await _settled(query, service, game.game_id)
         if picked:
             await _refresh_panel(service, game.game_id)
         return
@@ -306,6 +431,7 @@ async def confirm_sanction(
         penalty = await _ladder(game, state, seat, VCode(code), tournaments)
     if penalty is None or penalty.value != callback_data.penalty:
         await query.answer(service.t(lang, "error.stale"), show_alert=True)
+        await _settled(query, service, game.game_id)
         if picked:
             await _refresh_panel(service, game.game_id)
         return
@@ -332,10 +458,12 @@ async def confirm_sanction(
     except (RuleError, LookupError) as error:
         code = error.code if isinstance(error, RuleError) else "game_finished"
         await query.answer(service.t(lang, f"error.{code}"), show_alert=True)
+        await _settled(query, service, game.game_id)
         if picked:
             await _refresh_panel(service, game.game_id)
         return
     await query.answer()
+    await _settled(query, service, game.game_id)
     for post, outbox_id in asked:
         await tournaments.send_queued(game.game_id, post, outbox_id)
 
@@ -487,6 +615,7 @@ def refusal_router() -> Router:
 def button_router() -> Router:
     router = Router(name="host-buttons")
     router.callback_query.register(confirm_sanction, SanctionCb.filter())
+    router.callback_query.register(pick_violation, WarnCb.filter())
     router.callback_query.register(panel_press, PanelCb.filter())
     router.callback_query.register(sign, SignCb.filter())
     return router

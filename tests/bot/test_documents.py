@@ -70,3 +70,15 @@ def test_no_document_or_docstring_points_outside_the_repository() -> None:
     for path in paths:
         text = path.read_text(encoding="utf-8")
         assert "/work/" not in text and "/shared/" not in text, path
+
+
+def test_the_russian_readme_lists_the_violations_in_the_bots_words() -> None:
+    # Issue 22 §4: a Host reads V1-V7 in words, the same words `/warn N` offers.
+    from bot.i18n import Texts
+    from bot.rules.sanctions import VCode
+
+    readme = (ROOT / "README.ru.md").read_text(encoding="utf-8")
+    texts = Texts("ru")
+    for code in VCode:
+        row = f"| {code.value} | {texts('ru', f'violation.{code.value}')} |"
+        assert row in readme, row

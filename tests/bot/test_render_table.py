@@ -193,8 +193,9 @@ def test_a_turn_says_until_when_by_the_chats_clock_and_who_speaks_next() -> None
     hms = time.strftime("%H:%M:%S", time.gmtime(state.deadline))
     moscow_hms = time.strftime("%H:%M:%S", time.gmtime(state.deadline + 3 * 3600))
     after = f"{state.queue[0]} ({nick(game, state.queue[0])})"
-    assert f"До {moscow_hms}. Следующий — игрок №{after}." in moscow.text
-    assert f"Until {hms}. Next: player #{after}." in utc.text
+    # Issue 22 §2: the end time names its zone.
+    assert f"До {moscow_hms} МСК. Следующий — игрок №{after}." in moscow.text
+    assert f"Until {hms} UTC. Next: player #{after}." in utc.text
 
 
 def test_the_last_turn_of_a_round_names_nobody_next() -> None:

@@ -23,7 +23,7 @@ from aiogram.types import Chat, Message
 
 from bot.clock import VirtualClock
 from bot.longtext import LongMessages
-from bot.render import Button, Edit, Post, Unkey
+from bot.render import Button, Edit, Post, Retime, Unkey
 from bot.sender import GAME, PRIORITY, REPLY, SWEEP_EVERY, Limiter, Sender
 
 START = 1_000_000_000.0
@@ -302,6 +302,58 @@ async def test_a_keyboard_is_never_folded_away_by_another_kind_of_post(rig: Rig)
         then(lambda: rig.sender.deliver(1, [Post(GROUP, "🌙 Night 1.")])),
     )
     assert [c.text for c in rig.telegram.calls[20:]] == ["Final vote", "🌙 Night 1."]
+
+
+async def test_a_retime_puts_the_new_end_time_in_place_and_keeps_the_buttons(rig: Rig) -> None:
+    # Issue 22 §2 (T2): the turn message says the end that holds now.
+    turn = Post(
+        GROUP, "🎙 Anna\nUntil 03:00:30 MSK.", KB, remember="turn", clock="Until 03:00:30 MSK."
+    )
+    await rig.run(rig.sender.deliver(1, [turn]))
+    await rig.run(rig.sender.deliver(1, [Edit(GROUP, "turn", "✅ nominates 3", KB)]))
+    await rig.run(rig.sender.deliver(1, [Retime(GROUP, "turn", "⏸ Paused: 20 s left.")]))
+    await rig.run(rig.sender.deliver(1, [Retime(GROUP, "turn", "⏸ Paused: 20 s left.")]))
+    await rig.run(rig.sender.deliver(1, [Retime(GROUP, "turn", "Until 03:05:00 MSK.")]))
+    assert [(c.method, c.text, c.keyboard) for c in rig.telegram.calls[2:]] == [
+        ("editMessageText", "🎙 Anna\n⏸ Paused: 20 s left.\n✅ nominates 3", "t:1:1:0"),
+        # the same line again changes nothing, so nothing is sent
+        ("editMessageText", "🎙 Anna\nUntil 03:05:00 MSK.\n✅ nominates 3", "t:1:1:0"),
+    ]
+    await rig.run(rig.sender.deliver(2, [Retime(GROUP, "turn", "⏸ Paused: 9 s left.")]))
+    assert len(rig.telegram.calls) == 4  # a message nobody remembers is left as it is
+
+
+async def test_a_retime_of_a_turn_still_queued_goes_out_with_it(rig: Rig) -> None:
+    await rig.run(*(rig.send(GROUP, "earlier") for _ in range(20)))  # the window is full
+    turn = Post(
+        GROUP, "🎙 Anna\nUntil 03:00:30 MSK.", KB, remember="turn", clock="Until 03:00:30 MSK."
+    )
+    await rig.run(
+        rig.sender.deliver(1, [turn]),
+        then(lambda: rig.sender.deliver(1, [Retime(GROUP, "turn", "⏸ Paused: 20 s left.")])),
+        then(lambda: rig.sender.deliver(1, [Retime(GROUP, "turn", "Until 03:01:00 MSK.")])),
+    )
+    assert [(c.method, c.text, c.keyboard) for c in rig.telegram.calls[20:]] == [
+        ("sendMessage", "🎙 Anna\nUntil 03:01:00 MSK.", "t:1:1:0")
+    ]
+    await rig.run(rig.sender.deliver(1, [Retime(GROUP, "turn", "Until 03:02:00 MSK.")]))
+    assert rig.telegram.calls[-1].text == "🎙 Anna\nUntil 03:02:00 MSK."  # remembered as folded
+
+
+async def test_a_retime_waiting_when_the_turn_ends_takes_its_buttons_off(rig: Rig) -> None:
+    turn = Post(
+        GROUP, "🎙 Anna\nUntil 03:00:30 MSK.", KB, remember="turn", clock="Until 03:00:30 MSK."
+    )
+    await rig.run(rig.sender.deliver(1, [turn]))
+    await rig.run(*(rig.send(GROUP, "earlier") for _ in range(19)))  # the window is full
+    await rig.run(
+        rig.sender.deliver(1, [Retime(GROUP, "turn", "⏸ Paused: 20 s left.")]),
+        then(lambda: rig.sender.deliver(1, [Unkey(GROUP, "turn")])),
+    )
+    await rig.pass_time()
+    assert [(c.method, c.text, c.keyboard) for c in rig.telegram.calls[20:]] == [
+        ("editMessageText", "🎙 Anna\n⏸ Paused: 20 s left.", None)
+    ]
 
 
 # --- buttons whose moment has passed ----------------------------------------------------

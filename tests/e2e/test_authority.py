@@ -12,7 +12,7 @@ import pytest
 from bot.demo import RIGHTS, Table, open_table
 from bot.sandbox import SimGroup, SimMessage, SimUser
 from tests.e2e.test_hostile import forge
-from tests.e2e.test_tournament import REGISTRATION, register_all, say, start_table
+from tests.e2e.test_tournament import REGISTRATION, register_all, say, start_table, warn
 
 NOT_A_JUDGE = "Only the Judges named in the bot's config"
 
@@ -24,12 +24,12 @@ async def warn_and_confirm(table: Table, chat: SimGroup, offender: SimUser) -> s
     state = await table.app.service.state(game.game_id)
     assert state is not None
     seat = state.seat_of(offender.id)
-    proposal = await say(table, table.host, chat, f"/warn {seat} V4")
-    await table.host.press(chat.messages()[-1], "Confirm")
+    proposal = await warn(table, table.host, chat, f"/warn {seat} V4")
+    await table.host.press(proposal, "Confirm")
     await table.settle()
     after = await table.app.service.state(game.game_id)
     assert after is not None and not after.is_alive(seat)  # out of the game at once
-    return proposal
+    return proposal.content
 
 
 async def registers(table: Table, person: SimUser, name: str) -> str:

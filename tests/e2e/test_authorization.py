@@ -230,7 +230,8 @@ async def _extended(c: Club, before: GameState, after: GameState) -> bool:
 
 
 async def _proposed(c: Club, before: GameState, after: GameState) -> bool:
-    return c.group.messages()[-1].content.endswith("Confirm?")
+    # To the Host privately, who pressed Start (issue 22 §1).
+    return c.host.private.messages()[-1].content.endswith("Confirm?")
 
 
 async def _removed(c: Club, before: GameState, after: GameState) -> bool:
@@ -289,20 +290,26 @@ async def test_host_commands_are_the_hosts(
 async def test_sanction_buttons_are_the_hosts(club: Club) -> None:
     seat = club.seat(Role.CIVILIAN)
     await club.say(club.host, f"/warn {seat} V2")
-    proposal = club.group.messages()[-1]
+    # Issue 22 §1: the proposal is the Host's, in private: nobody else sees its buttons,
+    # and their data pressed by anyone else (a forged press in the group) is refused.
+    proposal = club.host.private.messages()[-1]
+    assert proposal.content.endswith("Confirm?")
+    data = {b.text: b.callback_data or "" for row in proposal.buttons() for b in row}
+    somewhere = club.group.messages()[-1]
     warned = club.table.person(seat)
     for person in (club.speaker(), club.player(), warned, club.observer):
         for button in ("Confirm", "Cancel"):
-            assert await club.press(person, proposal, button) == ONLY_HOST
+            assert _text(await club.forged(person, somewhere, data[button])) == ONLY_HOST
     assert club.state.sanctions == []
     await club.until(Phase.ACQUAINTANCE)
     for role in (Role.COMMISSIONER, Role.MAFIA):
-        assert await club.press(club.player(role), proposal, "Confirm") == ONLY_HOST
+        answer = await club.forged(club.player(role), somewhere, data["Confirm"])
+        assert _text(answer) == ONLY_HOST
     assert club.state.sanctions == []
     await club.press(club.host, proposal, "Confirm")  # the Host: given
     assert [s.seat for s in club.state.sanctions] == [seat]
     await club.say(club.host, f"/warn {seat} V5")
-    assert await club.press(club.host, club.group.messages()[-1], "Cancel") == (
+    assert await club.press(club.host, club.host.private.messages()[-1], "Cancel") == (
         "Sanction cancelled."
     )
     assert len(club.state.sanctions) == 1

@@ -139,7 +139,7 @@ async def test_a_stale_proposal_is_refused(table: Table) -> None:
     # Meanwhile the Host warns the same seat by command: the panel's proposal is stale.
     await table.host.send(table.group, f"/warn {seat} V2")
     await table.settle()
-    await table.host.press(table.group.messages()[-1], "Confirm")
+    await table.host.press(table.host.inbox()[-1], "Confirm")  # in private (issue 22 §1)
     await table.settle()
     late = forge(table, table.host, proposal, confirm.callback_data or "")
     await table.settle()

@@ -840,9 +840,11 @@ async def test_a_sanction_is_given_once_and_only_as_proposed(table: Table) -> No
     await table.settle()
     first = table.group.messages()[-1]
     assert "a warning" in first.content
+    confirm = first.buttons()[0][0]
     await table.host.press(first, "Confirm")
     await table.settle()
-    again = await table.host.press(first, "Confirm")  # a second tap on the same proposal
+    # A second tap on the same proposal, that crossed the edit taking its buttons off.
+    again = await table.host.press_seen(first, confirm)
     await table.settle()
     assert again.answer is not None and again.answer.text == STALE
     after = table.state

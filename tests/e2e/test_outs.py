@@ -15,6 +15,7 @@ from tests.e2e.test_tournament import (
     say,
     start_table,
     told,
+    warn,
 )
 
 
@@ -31,8 +32,8 @@ async def _sanction(table: Table, chat: object, who: SimUser, code: str) -> None
     state = await table.app.service.state(game.game_id)
     assert state is not None
     seat = state.seat_of(who.id)
-    await say(table, table.host, chat, f"/warn {seat} {code}")
-    await table.host.press(chat.messages()[-1], "Confirm")  # type: ignore[attr-defined]
+    proposal = await warn(table, table.host, chat, f"/warn {seat} {code}")  # type: ignore[arg-type]
+    await table.host.press(proposal, "Confirm")
     await table.settle()
 
 

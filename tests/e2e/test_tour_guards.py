@@ -15,6 +15,7 @@ from tests.e2e.test_tournament import (
     say,
     start_table,
     told,
+    warn,
 )
 
 
@@ -65,8 +66,8 @@ async def _sanction(table: Table, chat: SimGroup, who: SimUser, code: str) -> No
     assert game is not None
     state = await table.app.service.state(game.game_id)
     assert state is not None
-    await say(table, table.host, chat, f"/warn {state.seat_of(who.id)} {code}")
-    await table.host.press(chat.messages()[-1], "Confirm")
+    proposal = await warn(table, table.host, chat, f"/warn {state.seat_of(who.id)} {code}")
+    await table.host.press(proposal, "Confirm")
     await table.settle()
 
 

@@ -13,7 +13,7 @@ import pytest
 from bot.demo import RIGHTS, Crowd, Table, open_table, play
 from bot.rules.roles import Role
 from bot.rules.sheet import sheet
-from bot.sandbox import SimGroup, SimUser
+from bot.sandbox import SimGroup, SimMessage, SimUser
 from bot.tournament.scoring import format_tenths
 
 REGISTRATION = re.compile(r"https://t\.me/\S+\?start=reg_[\w-]+")
@@ -34,6 +34,17 @@ async def say(table: Table, who: SimUser, chat: object, text: str) -> str:
     await table.settle()
     messages = chat.messages()  # type: ignore[attr-defined]
     return str(messages[-1].content)
+
+
+async def warn(table: Table, host: SimUser, chat: SimGroup, text: str) -> SimMessage:
+    """The Host's /warn in `chat`: the proposal it made, with Confirm and Cancel. It goes to
+    the Host's private chat when the bot can write there, else to `chat` (issue 22 §1)."""
+    await host.send(chat, text)
+    await table.settle()
+    found = (table.latest(c.messages(), "s:") for c in (chat, host.private))
+    proposal = max((m for m in found if m is not None), key=lambda m: m.seq, default=None)
+    assert proposal is not None, "no sanction was proposed"
+    return proposal
 
 
 async def register_all(table: Table, players: list[SimUser], name: str = "Autumn Cup") -> str:
@@ -258,11 +269,11 @@ async def test_V3_a_repeat_in_a_later_tour_disqualifies() -> None:
         state = await table.app.service.state(game.game_id)
         assert state is not None
         seat = state.seat_of(offender.id)
-        first = await say(table, judge, chat, f"/warn {seat} V3")
-        assert "removal from the tour" in first
+        first = await warn(table, judge, chat, f"/warn {seat} V3")
+        assert "removal from the tour" in first.content
         # The record of tour 1 is clean; sanction it now, then a second V3 in the same
         # tournament is disqualification (RULES V: repeats count over the tournament).
-        await judge.press(chat.messages()[-1], "Confirm")
+        await judge.press(first, "Confirm")
         await table.settle()
         assert service is not None
         offences = await service.offences(1)
@@ -317,9 +328,9 @@ async def test_V4_a_ban_removes_the_player_and_refuses_later_tournaments() -> No
         assert state is not None
         offender = table.people[5]
         seat = state.seat_of(offender.id)
-        proposal = await say(table, table.host, chat, f"/warn {seat} V4")
-        assert "ban" in proposal
-        await table.host.press(chat.messages()[-1], "Confirm")
+        proposal = await warn(table, table.host, chat, f"/warn {seat} V4")
+        assert "ban" in proposal.content
+        await table.host.press(proposal, "Confirm")
         await table.settle()
         after = await table.app.service.state(game.game_id)
         assert after is not None and not after.is_alive(seat)

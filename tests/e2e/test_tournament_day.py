@@ -15,7 +15,7 @@ import pytest
 
 from bot.demo import RIGHTS, Crowd, Table, open_table, play
 from bot.sandbox import SimGroup, SimUser
-from tests.e2e.test_tournament import INVITE, REGISTRATION, say, told
+from tests.e2e.test_tournament import INVITE, REGISTRATION, say, told, warn
 
 ROW = re.compile(r"^(🏆|·) (\d+)\. (.+?) — (.+)$")
 EVENT = re.compile(r"tour (\d+), table (T\d+R\d+G\d+)")
@@ -201,9 +201,9 @@ async def play_out(table: Table, chat: SimGroup, seed: int, cheat: SimUser | Non
         state = await table.app.service.state(game.game_id)
         assert state is not None
         seat = state.seat_of(cheat.id)
-        proposal = await say(table, table.host, chat, f"/warn {seat} V1")
-        assert "disqualification" in proposal, proposal
-        await table.host.press(chat.messages()[-1], "Confirm")
+        proposal = await warn(table, table.host, chat, f"/warn {seat} V1")
+        assert "disqualification" in proposal.content, proposal.content
+        await table.host.press(proposal, "Confirm")
         await table.settle()
     state = await play(table, Crowd(table, random.Random(seed), "en"))
     assert state.winner is not None
