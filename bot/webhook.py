@@ -38,6 +38,8 @@ from bot.config import valid_webhook_secret
 log = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+# The dispatcher's data key that says an update answered 500 is delivered again.
+REDELIVERY = "redelivery"
 # Sources whose refused requests have been logged; beyond this many, no more lines, so a
 # stranger cannot fill the log by forging source addresses.
 LOGGED_SOURCES = 1024
@@ -177,6 +179,9 @@ async def serve_webhook(
     Listening comes first, so the first delivery finds us; the caller cleans the runner
     up. The webhook stays set when we stop: Telegram keeps updates until we are back.
     """
+    # A failure to store is answered 500 from now on: Telegram delivers the update again,
+    # and the person's action is applied then (handlers.failures.not_recorded).
+    dispatcher[REDELIVERY] = True
     runner = web.AppRunner(
         webhook_application(dispatcher, bot, listening_path(url), secret),
         access_log=None,

@@ -42,7 +42,17 @@ CHAT_GONE = ("chat not found", "group chat was deactivated", "user is deactivate
 LOGGED = 10_000
 
 
-async def not_recorded(event: ErrorEvent, service: GameService) -> None:
+async def not_recorded(
+    event: ErrorEvent, service: GameService, redelivery: bool = False
+) -> None:
+    """What failed to store was not done. In webhook mode the update is answered 500 and
+    Telegram delivers it again, so it is done once storage is back, and the person is told
+    nothing now (a "try again" would make them do it twice). Long polling has no second
+    delivery: the person is told it was not recorded, and tries again themselves."""
+    if redelivery:
+        log.warning("update %s not recorded, answered 500: %s", event.update.update_id,
+                    event.exception)  # fmt: skip
+        raise event.exception
     log.warning("update %s not recorded: %s", event.update.update_id, event.exception)
     query, message = event.update.callback_query, event.update.message
     person = query.from_user if query is not None else message.from_user if message else None

@@ -23,9 +23,11 @@ import pytest
 from bot.app import run_bot
 from bot.config import Config
 from bot.demo import Crowd, Table, open_table, play
+from bot.rules.events import Phase
 from bot.sandbox import Sandbox
 from bot.webhook import SECRET_HEADER, WEBHOOK_CONNECTIONS
 from storage.updates import ProcessedRepository
+from tests.e2e.test_robustness import NOT_RECORDED, failing_appends
 
 
 @pytest.fixture
@@ -326,3 +328,21 @@ async def test_polling_after_webhook_mode_deletes_the_leftover_webhook_and_hears
             with contextlib.suppress(asyncio.CancelledError):
                 await running
             gc.unfreeze()
+
+
+async def test_a_press_whose_commit_failed_is_answered_500_and_done_at_the_next_delivery(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21 §5: only a failure to store answers 500. Telegram delivers the press again,
+    and it is done then, once; the player is not told "try again" meanwhile, which would
+    have them press a second time for what the second delivery does anyway."""
+    state = await table.wait_for(lambda s: s.phase is Phase.ROUND_1)
+    failed = failing_appends(monkeypatch, 1)
+    press = await table.pass_turn()
+    assert failed() == 1
+    assert table.sandbox.webhook_delivery.refused >= 1  # answered 500...
+    assert press.answer is None or press.answer.text != NOT_RECORDED  # ...and no "try again"
+    after = table.state
+    assert after is not None and after.step == state.step + 1  # done at the next delivery
+    stored = await table.app.service.repos.protocol.read(state.game_id)
+    assert len([e for e in stored if '"passed"' in e.payload_json]) == 1
