@@ -274,7 +274,13 @@ async def _run(bot: Bot, config: Config, texts: Texts) -> None:
     try:
         if pages is not None:
             page_server = await serve_pages(
-                TournamentPages(app.dispatcher["tournaments"], pages, token, texts),
+                TournamentPages(
+                    app.dispatcher["tournaments"],
+                    pages,
+                    token,
+                    texts,
+                    launch_max_age=config.web.launch_data_max_age_minutes * 60,
+                ),
                 config.web.host,
                 config.web.port,
             )
