@@ -136,6 +136,9 @@ class BotSection(_Strict):
 class AccessSection(_Strict):
     # Telegram ids allowed to create and run tournaments (every Judge command); empty: anyone.
     judges: list[int] = Field(default_factory=list)
+    # Tournaments one person may have open (not finished) at once: with `judges` empty
+    # anyone may create them, and no one may create them without end (issue 25 §5).
+    open_tournaments_per_judge: int = Field(default=3, ge=1, le=100)
 
     @field_validator("judges", mode="before")
     @classmethod

@@ -71,6 +71,9 @@ from storage.users import BanRequest
 
 log = logging.getLogger(__name__)
 
+# Tournaments one person may have open at once, unless `[access]` says otherwise.
+OPEN_TOURNAMENTS = 3
+
 
 class TournamentError(Exception):
     """A Judge's request that cannot be done; `key` names the text that says why."""
@@ -98,10 +101,17 @@ class SignedSheet:
 
 
 class TournamentService:
-    def __init__(self, games: GameService, judges: frozenset[int] = frozenset()) -> None:
+    def __init__(
+        self,
+        games: GameService,
+        judges: frozenset[int] = frozenset(),
+        open_tournaments: int = OPEN_TOURNAMENTS,
+    ) -> None:
         self.games = games
         self.repos = games.repos
         self.judges = judges  # the config's allow-list; empty: anyone may be a Judge
+        # How many tournaments one person may have open at once (`[access]`).
+        self.open_tournaments = open_tournaments
 
     # --- creating and registering -------------------------------------------------
 
@@ -119,12 +129,18 @@ class TournamentService:
         self._check_judge(judge_id)
         if not name.strip():
             raise TournamentError("tournament.usage")
-        return await self.repos.tournaments.create(
-            name=name.strip()[:100],
-            judge_user_id=judge_id,
-            settings_json=settings_to_json(TournamentSettings()),
-            now=self.games.clock.now(),
-        )
+        # Counted and created in one transaction: two /tournament at once make one.
+        async with self.repos.database.transaction():
+            mine = await self.repos.tournaments.of_judge(judge_id)
+            open_now = [t for t in mine if t.status is not TournamentStatus.FINISHED]
+            if len(open_now) >= self.open_tournaments:
+                raise TournamentError("tournament.too_many", limit=self.open_tournaments)
+            return await self.repos.tournaments.create(
+                name=name.strip()[:100],
+                judge_user_id=judge_id,
+                settings_json=settings_to_json(TournamentSettings()),
+                now=self.games.clock.now(),
+            )
 
     async def judged_by(self, user_id: int) -> Tournament:
         """The Judge's current tournament: the newest they created."""
@@ -1094,6 +1110,14 @@ class TournamentService:
         """The Judge reopens a finished tournament: recorded, and every player is told."""
         tid = tournament.tournament_id
         async with self.repos.database.transaction():
+            others = await self.repos.tournaments.of_judge(tournament.judge_user_id)
+            open_now = [
+                t
+                for t in others
+                if t.status is not TournamentStatus.FINISHED and t.tournament_id != tid
+            ]
+            if len(open_now) >= self.open_tournaments:
+                raise TournamentError("tournament.too_many", limit=self.open_tournaments)
             if not await self.repos.tournaments.move_status(tid, TournamentStatus.RUNNING):
                 raise TournamentError("finish.not_finished", name=escape(tournament.name))
             await self.repos.tours.note(tid, None, "reopened", judge_id, now=self.games.clock.now())

@@ -87,3 +87,17 @@ def test_a_page_token_is_checked_from_the_number_alone() -> None:
     assert links.token(tournament(7, "a" * 22)) == links.token_of(7)
     assert links.token(tournament(7, "b" * 22)) == links.token_of(7)
     assert links.token_of(7) != links.token_of(8)
+
+
+def test_open_tournaments_per_person_are_bounded_by_default(tmp_path: Path) -> None:
+    """Issue 25 §5: `[access] open_tournaments_per_judge`, 3 unless told; absurd values
+    are refused."""
+    path = tmp_path / "config.toml"
+    path.write_text("", encoding="utf-8")
+    assert load_config(path, env={}).access.open_tournaments_per_judge == 3
+    path.write_text("[access]\nopen_tournaments_per_judge = 5\n", encoding="utf-8")
+    assert load_config(path, env={}).access.open_tournaments_per_judge == 5
+    for absurd in ("0", "-1", "1000", "2.5"):
+        path.write_text(f"[access]\nopen_tournaments_per_judge = {absurd}\n", encoding="utf-8")
+        with pytest.raises(ValidationError, match="open_tournaments_per_judge"):
+            load_config(path, env={})
