@@ -973,7 +973,9 @@ class TournamentService:
 
     async def unban(self, judge_id: int, who: str) -> int:
         """`/unban NICK` or `/unban USER_ID`: a Judge lifts a ban confirmed in one of their
-        tournaments (another Judge's bans are theirs to lift)."""
+        tournaments (another Judge's bans are theirs to lift). A ban is the same in every
+        tournament, so one that another Judge also confirmed stays: no Judge lifts what
+        another decided (issue 25 §5)."""
         self._check_judge(judge_id)
         mine = await self.repos.tournaments.of_judge(judge_id)
         user_id = int(who) if who.isascii() and who.isdecimal() and len(who) <= 15 else None
@@ -983,13 +985,24 @@ class TournamentService:
                 user_id = next((u for u, n in nicks.items() if n.lower() == who.lower()), None)
                 if user_id is not None:
                     break
-        ours = user_id is not None and await self.repos.database.fetch_one(
-            "SELECT 1 FROM ban_requests r JOIN tournaments t USING (tournament_id) "
-            "WHERE r.user_id = ? AND r.status = 'confirmed' AND t.judge_user_id = ?",
-            (user_id, judge_id),
+        confirmed = (
+            await self.repos.database.fetch_all(
+                "SELECT DISTINCT t.judge_user_id, t.name FROM ban_requests r "
+                "JOIN tournaments t USING (tournament_id) "
+                "WHERE r.user_id = ? AND r.status = 'confirmed' ORDER BY t.tournament_id",
+                (user_id,),
+            )
+            if user_id is not None
+            else []
         )
-        if user_id is None or not ours or not await self.repos.bans.unban(user_id):
+        ours = any(row["judge_user_id"] == judge_id for row in confirmed)
+        if user_id is None or not ours or await self.repos.bans.get(user_id) is None:
             raise TournamentError("unban.unknown", who=escape(who))
+        others = [row["name"] for row in confirmed if row["judge_user_id"] != judge_id]
+        if others:
+            names = ", ".join(f"<b>{escape(name)}</b>" for name in dict.fromkeys(others))
+            raise TournamentError("unban.also_confirmed", who=escape(who), tournaments=names)
+        await self.repos.bans.unban(user_id)
         return user_id
 
     # --- standings (T4, T5) -----------------------------------------------------------

@@ -7,6 +7,7 @@ import pytest
 
 from bot.demo import open_table
 from bot.tournaments import OPEN_TOURNAMENTS, TournamentError
+from storage.chats import ChatType
 from storage.tournaments import TournamentStatus
 from tests.e2e.test_tournament import REGISTRATION, say
 
@@ -46,4 +47,56 @@ async def test_one_person_has_at_most_so_many_tournaments_open() -> None:
         assert error.value.key == "tournament.too_many"
         still = await repository.get(done.tournament_id)
         assert still is not None and still.status is TournamentStatus.FINISHED
+        table.sandbox.assert_no_bot_errors()
+
+
+@pytest.mark.rule("V4")
+async def test_a_ban_another_judge_also_confirmed_is_not_lifted_by_one_of_them() -> None:
+    """Issue 25 §5: a ban is one for every tournament; when two Judges each confirmed it,
+    neither's /unban lifts the other's decision, and the reply says why."""
+    from tests.e2e.test_authority import tournament_table, warn_and_confirm
+
+    async with open_table(12, seed=8, lang="en") as table:
+        chat = await tournament_table(table)
+        offender = table.people[5]
+        await offender.send(offender.private, "/nick Culprit")
+        await table.settle()
+        await warn_and_confirm(table, chat, offender)
+        await table.host.press(table.host.inbox()[-1], "Confirm the ban")
+        await table.settle()
+        repos = table.app.service.repos
+        [ban] = await repos.bans.all()
+        assert ban.user_id == offender.id
+        # Another Judge's tournament, where the same player's ban was asked and confirmed.
+        other = table.people[0]
+        await other.start_bot()
+        await table.settle()
+        await say(table, other, other.private, "/tournament Their Cup")
+        theirs = await table.app.dispatcher["tournaments"].judged_by(other.id)
+        await repos.chats.upsert(-10_777, type=ChatType.SUPERGROUP, title="Their table")
+        game = await repos.games.create(
+            chat_id=-10_777, host_user_id=other.id, settings_json="{}", now=0.0,
+            tournament_id=theirs.tournament_id,
+        )  # fmt: skip
+        asked = await repos.ban_requests.ask(
+            tournament_id=theirs.tournament_id, game_id=game.game_id, user_id=offender.id,
+            reason="V4", now=1.0,
+        )  # fmt: skip
+        assert await repos.ban_requests.decide(asked.request_id, confirm=True, now=2.0)
+
+        for judge, nick in ((table.host, "Culprit"), (other, str(offender.id))):
+            refused = await say(table, judge, judge.private, f"/unban {nick}")
+            assert "so it stays" in refused and "is lifted" not in refused, refused
+            assert len(await repos.bans.all()) == 1
+        mine = await table.app.dispatcher["tournaments"].judged_by(table.host.id)
+        assert mine.name in (await say(table, other, other.private, f"/unban {offender.id}"))
+        lifting = await say(table, table.host, table.host.private, "/unban Culprit")
+        assert "Their Cup" in lifting
+        # A stranger with no confirmation of their own still hears "no ban of yours".
+        third = table.people[1]
+        await third.start_bot()
+        await table.settle()
+        await say(table, third, third.private, "/tournament Третий")
+        assert "no ban of yours" in await say(table, third, third.private, f"/unban {offender.id}")
+        assert len(await repos.bans.all()) == 1
         table.sandbox.assert_no_bot_errors()
