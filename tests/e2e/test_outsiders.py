@@ -9,7 +9,7 @@ from bot.demo import open_table
 from bot.tournaments import OPEN_TOURNAMENTS, TournamentError
 from storage.chats import ChatType
 from storage.tournaments import TournamentStatus
-from tests.e2e.test_tournament import REGISTRATION, say
+from tests.e2e.test_tournament import INVITE, REGISTRATION, say
 
 
 @pytest.mark.rule("T1")
@@ -99,4 +99,49 @@ async def test_a_ban_another_judge_also_confirmed_is_not_lifted_by_one_of_them()
         await say(table, third, third.private, "/tournament Третий")
         assert "no ban of yours" in await say(table, third, third.private, f"/unban {offender.id}")
         assert len(await repos.bans.all()) == 1
+        table.sandbox.assert_no_bot_errors()
+
+
+@pytest.mark.rule("T7")
+async def test_an_expelled_observer_stays_out_and_a_tables_link_seats_only_its_roster() -> None:
+    """Issue 25 §5: /expel used to unban at once, and the table's invite link had no member
+    limit, so the observer came back by the same link. The link now lets in as many as the
+    table seats, and the expelled observer is kept out by Telegram for a week."""
+    from bot.sandbox.errors import SimulationError
+    from handlers.judge import EXPELLED_DAYS
+    from tests.e2e.test_authority import tournament_table
+
+    async with open_table(12, seed=8, lang="en") as table:
+        chat = await tournament_table(table)
+        [made] = table.sandbox.calls("createChatInviteLink", ok=True)
+        assert made.params["member_limit"] == 12  # the roster, every one of them in now
+        links = [INVITE.search(m.content) for m in table.people[3].inbox()]
+        link = next(found for found in reversed(links) if found is not None)
+        observer = table.sandbox.add_user("Onlooker", language_code="en")
+        with pytest.raises(SimulationError, match="member limit"):
+            await observer.join_by_link(link.group(0))  # a player handed it on: no room
+
+        chat.add_member(observer)
+        said = await observer.send(chat, "I know who the mafia is")
+        game = await table.app.service.active_game(chat.id)
+        assert game is not None
+        state = await table.app.service.state(game.game_id)
+        assert state is not None
+        seat = next(s for s in state.living() if s != state.speaker)
+        player = next(p for p in table.people if p.id == state.seats[seat].user_id)
+        await player.send(chat, "/expel", reply_to=said)
+        await table.settle()
+        assert "cannot come back for 7 days" in player.inbox()[-1].content
+        assert chat.status_of(observer) == "kicked"
+        [ban] = table.sandbox.calls("banChatMember", ok=True)
+        assert ban.params["until_date"] - table.clock.now() >= EXPELLED_DAYS * 86400 - 60
+        assert table.sandbox.calls("unbanChatMember") == []
+        # Any link, even a fresh one without a limit, is refused to them by Telegram.
+        fresh = await table.bot.create_chat_invite_link(chat.id)
+        with pytest.raises(SimulationError, match="banned"):
+            await observer.join_by_link(fresh.invite_link)
+        # The ban ends by itself a week on.
+        table.clock.set(table.clock.now() + EXPELLED_DAYS * 86400 + 1)
+        await observer.join_by_link(fresh.invite_link)
+        assert chat.status_of(observer) == "member"
         table.sandbox.assert_no_bot_errors()
