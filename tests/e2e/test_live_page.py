@@ -695,3 +695,28 @@ async def test_launch_data_older_than_the_replay_window_is_refused(
         data = parse_qs(fresh.split("#", 1)[1])["tgWebAppData"][0]
         async with http.post(good + "me", data=data) as me:
             assert me.status == 200 and (await me.json())["nick"] == player.first_name
+
+
+async def test_a_slow_body_to_me_is_not_waited_on(served: tuple[Table, PageLinks, str]) -> None:
+    """Issue 25 §5: the headers came in time, then the body trickles: `me` answers 408
+    after as long as the headers get, rather than holding the connection."""
+    from bot.httpguard import HEADER_SECONDS
+
+    table, links, base = served
+    await register_all(table, table.people[:1])
+    tournament = await table.app.dispatcher["tournaments"].judged_by(table.host.id)
+    path = local(links.url(tournament), base).removeprefix(base) + "me"
+    host, port = base.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(
+            f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 400\r\n\r\nuser=".encode()
+        )
+        await writer.drain()
+        async with asyncio.timeout(HEADER_SECONDS + 3):
+            status = await reader.readline()
+        assert status.startswith(b"HTTP/1.1 408"), status
+    finally:
+        writer.close()
+        with contextlib.suppress(ConnectionError):
+            await writer.wait_closed()
