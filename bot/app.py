@@ -37,7 +37,7 @@ from bot.restore import RunLock
 from bot.rules.settings import GameSettings
 from bot.sender import Sender
 from bot.service import LOBBY_IDLE_SECONDS, GameService
-from bot.tournaments import TournamentService
+from bot.tournaments import OPEN_TOURNAMENTS, TournamentService
 from bot.web import PageLinks, TournamentPages, serve_pages
 from handlers import get_routers
 from handlers.commands import menus
@@ -96,6 +96,7 @@ async def build_app(
     timezone: str = "Europe/Moscow",
     pages: PageLinks | None = None,
     lobby_idle_seconds: float = LOBBY_IDLE_SECONDS,
+    open_tournaments: int = OPEN_TOURNAMENTS,
 ) -> App:
     # Here, not where the bot is made: every bot the app runs (the demo's and the tests'
     # too) keeps its answers' models built, rather than rebuilding one after each
@@ -133,7 +134,7 @@ async def build_app(
     moves.on_move = lambda chat_id, new_chat_id: chat_moved(service, bot, chat_id, new_chat_id)
     dispatcher = Dispatcher()
     dispatcher["service"] = service
-    dispatcher["tournaments"] = TournamentService(service, judges)
+    dispatcher["tournaments"] = TournamentService(service, judges, open_tournaments)
     dispatcher["pages"] = pages  # the live page's addresses, when [web] is on
     # Outermost: a chat's updates one after another, in Telegram's order (issue 26).
     dispatcher.update.outer_middleware(InChatOrder())
@@ -225,13 +226,20 @@ async def _run(bot: Bot, config: Config, texts: Texts) -> None:
         timezone=config.bot.timezone,
         pages=pages,
         lobby_idle_seconds=config.casual.lobby_idle_minutes * 60,
+        open_tournaments=config.access.open_tournaments_per_judge,
     )
     page_server = None
     telling: asyncio.Task[None] | None = None
     try:
         if pages is not None:
             page_server = await serve_pages(
-                TournamentPages(app.dispatcher["tournaments"], pages, token, texts),
+                TournamentPages(
+                    app.dispatcher["tournaments"],
+                    pages,
+                    token,
+                    texts,
+                    launch_max_age=config.web.launch_data_max_age_minutes * 60,
+                ),
                 config.web.host,
                 config.web.port,
             )

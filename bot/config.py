@@ -136,6 +136,9 @@ class BotSection(_Strict):
 class AccessSection(_Strict):
     # Telegram ids allowed to create and run tournaments (every Judge command); empty: anyone.
     judges: list[int] = Field(default_factory=list)
+    # Tournaments one person may have open (not finished) at once: with `judges` empty
+    # anyone may create them, and no one may create them without end (issue 25 §5).
+    open_tournaments_per_judge: int = Field(default=3, ge=1, le=100)
 
     @field_validator("judges", mode="before")
     @classmethod
@@ -202,6 +205,9 @@ class WebSection(_Strict):
     # Where people reach the page: the reverse proxy's HTTPS address (a Mini App button
     # needs HTTPS); empty: the bare listener, http://host:port, for a look on this machine.
     public_url: str | None = None
+    # How old the Mini App's signed launch data may be before `/me` refuses it as a
+    # replayed copy (Telegram's advice: check auth_date); at least a minute, at most a day.
+    launch_data_max_age_minutes: float = Field(default=60, ge=1, le=24 * 60, allow_inf_nan=False)
 
     @field_validator("public_url", mode="before")
     @classmethod

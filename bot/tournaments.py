@@ -79,6 +79,9 @@ from storage.users import BanRequest
 
 log = logging.getLogger(__name__)
 
+# Tournaments one person may have open at once, unless `[access]` says otherwise.
+OPEN_TOURNAMENTS = 3
+
 
 class TournamentError(Exception):
     """A Judge's request that cannot be done; `key` names the text that says why."""
@@ -106,10 +109,17 @@ class SignedSheet:
 
 
 class TournamentService:
-    def __init__(self, games: GameService, judges: frozenset[int] = frozenset()) -> None:
+    def __init__(
+        self,
+        games: GameService,
+        judges: frozenset[int] = frozenset(),
+        open_tournaments: int = OPEN_TOURNAMENTS,
+    ) -> None:
         self.games = games
         self.repos = games.repos
         self.judges = judges  # the config's allow-list; empty: anyone may be a Judge
+        # How many tournaments one person may have open at once (`[access]`).
+        self.open_tournaments = open_tournaments
 
     # --- creating and registering -------------------------------------------------
 
@@ -127,12 +137,18 @@ class TournamentService:
         self._check_judge(judge_id)
         if not name.strip():
             raise TournamentError("tournament.usage")
-        return await self.repos.tournaments.create(
-            name=name.strip()[:100],
-            judge_user_id=judge_id,
-            settings_json=settings_to_json(TournamentSettings()),
-            now=self.games.clock.now(),
-        )
+        # Counted and created in one transaction: two /tournament at once make one.
+        async with self.repos.database.transaction():
+            mine = await self.repos.tournaments.of_judge(judge_id)
+            open_now = [t for t in mine if t.status is not TournamentStatus.FINISHED]
+            if len(open_now) >= self.open_tournaments:
+                raise TournamentError("tournament.too_many", limit=self.open_tournaments)
+            return await self.repos.tournaments.create(
+                name=name.strip()[:100],
+                judge_user_id=judge_id,
+                settings_json=settings_to_json(TournamentSettings()),
+                now=self.games.clock.now(),
+            )
 
     async def judged_by(self, user_id: int) -> Tournament:
         """The Judge's current tournament: the newest they created."""
@@ -1032,7 +1048,9 @@ class TournamentService:
 
     async def unban(self, judge_id: int, who: str) -> int:
         """`/unban NICK` or `/unban USER_ID`: a Judge lifts a ban confirmed in one of their
-        tournaments (another Judge's bans are theirs to lift)."""
+        tournaments (another Judge's bans are theirs to lift). A ban is the same in every
+        tournament, so one that another Judge also confirmed stays: no Judge lifts what
+        another decided (issue 25 §5)."""
         self._check_judge(judge_id)
         mine = await self.repos.tournaments.of_judge(judge_id)
         user_id = int(who) if who.isascii() and who.isdecimal() and len(who) <= 15 else None
@@ -1042,13 +1060,24 @@ class TournamentService:
                 user_id = next((u for u, n in nicks.items() if n.lower() == who.lower()), None)
                 if user_id is not None:
                     break
-        ours = user_id is not None and await self.repos.database.fetch_one(
-            "SELECT 1 FROM ban_requests r JOIN tournaments t USING (tournament_id) "
-            "WHERE r.user_id = ? AND r.status = 'confirmed' AND t.judge_user_id = ?",
-            (user_id, judge_id),
+        confirmed = (
+            await self.repos.database.fetch_all(
+                "SELECT DISTINCT t.judge_user_id, t.name FROM ban_requests r "
+                "JOIN tournaments t USING (tournament_id) "
+                "WHERE r.user_id = ? AND r.status = 'confirmed' ORDER BY t.tournament_id",
+                (user_id,),
+            )
+            if user_id is not None
+            else []
         )
-        if user_id is None or not ours or not await self.repos.bans.unban(user_id):
+        ours = any(row["judge_user_id"] == judge_id for row in confirmed)
+        if user_id is None or not ours or await self.repos.bans.get(user_id) is None:
             raise TournamentError("unban.unknown", who=escape(who))
+        others = [row["name"] for row in confirmed if row["judge_user_id"] != judge_id]
+        if others:
+            names = ", ".join(f"<b>{escape(name)}</b>" for name in dict.fromkeys(others))
+            raise TournamentError("unban.also_confirmed", who=escape(who), tournaments=names)
+        await self.repos.bans.unban(user_id)
         return user_id
 
     # --- standings (T4, T5) -----------------------------------------------------------
@@ -1177,6 +1206,14 @@ class TournamentService:
         """The Judge reopens a finished tournament: recorded, and every player is told."""
         tid = tournament.tournament_id
         async with self.repos.database.transaction():
+            others = await self.repos.tournaments.of_judge(tournament.judge_user_id)
+            open_now = [
+                t
+                for t in others
+                if t.status is not TournamentStatus.FINISHED and t.tournament_id != tid
+            ]
+            if len(open_now) >= self.open_tournaments:
+                raise TournamentError("tournament.too_many", limit=self.open_tournaments)
             if not await self.repos.tournaments.move_status(tid, TournamentStatus.RUNNING):
                 raise TournamentError("finish.not_finished", name=escape(tournament.name))
             await self.repos.tours.note(tid, None, "reopened", judge_id, now=self.games.clock.now())

@@ -6,6 +6,9 @@ a game runs ever reaches it: no role, no seed, no night choice, no vote in progr
 `table_view` copies out only what the chat was told. A page is addressed by the
 tournament's number and a token derived from the bot's secret, so nobody finds a
 tournament's page by counting; `PageLinks` makes the addresses, `serve_pages` answers.
+The token is checked before the database is asked anything, each source address has a
+budget of requests, a half-sent request is dropped after a few seconds (bot.httpguard),
+and what is kept between readings is bounded.
 
 The page is one HTML shell with a script that asks `live.json` every few seconds and
 writes every nick as text (never as markup). Opened as a Telegram Mini App, it sends
@@ -14,6 +17,7 @@ Telegram's signed launch data to `me`, and the viewer's own line is marked.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import hmac
@@ -27,7 +31,9 @@ from typing import Any
 
 from aiohttp import web
 
+from bot.httpguard import HEADER_SECONDS, AddressLimit
 from bot.i18n import LANGUAGES, Texts
+from bot.lru import LRU
 from bot.render import _clock_time, _zone_name
 from bot.rules.events import Phase
 from bot.rules.sanctions import Penalty
@@ -36,13 +42,18 @@ from bot.tournament.natural import natural_key
 from bot.tournament.scoring import format_tenths
 from bot.tournament.standings import StandingsRow
 from bot.tournaments import TournamentService
-from bot.webapp import MAX_INIT_DATA, viewer_of
+from bot.webapp import MAX_AGE_SECONDS, MAX_INIT_DATA, viewer_of
 from storage.games import GameStatus
 from storage.tournaments import Tournament
 from storage.tours import TourGroup
 
 # How long one answer of live.json is reused: many viewers polling cost one reading.
 FRESH_SECONDS = 1.0
+# Answers kept for reuse: (tournament, language) pairs, the least recently read forgotten.
+PAGES_KEPT = 256
+# Requests per source address: a page asks every 2 s, and a hall's hundred phones behind
+# one address ask 50 a second; a script asking thousands a second is answered 429.
+PAGE_BURST, PAGE_EVERY = 300, 0.01
 _NUMBER = re.compile(r"[0-9]{1,9}")
 
 # Headers on every answer: nothing from elsewhere runs or loads, the token in the
@@ -67,7 +78,12 @@ class PageLinks:
     secret: str
 
     def token(self, tournament: Tournament) -> str:
-        message = f"tournament-page:{tournament.tournament_id}:{tournament.reg_token}"
+        return self.token_of(tournament.tournament_id)
+
+    def token_of(self, tournament_id: int) -> str:
+        """The token of a tournament's page: from its number and the secret alone, so an
+        address is checked before the database is asked anything (issue 25 §5)."""
+        message = f"tournament-page:{tournament_id}"
         digest = hmac.new(self.secret.encode(), message.encode(), hashlib.sha256).digest()
         return base64.urlsafe_b64encode(digest[:18]).decode()  # 144 bits, 24 characters
 
@@ -86,20 +102,33 @@ def _asset(name: str) -> str:
 
 class TournamentPages:
     def __init__(
-        self, tournaments: TournamentService, links: PageLinks, bot_token: str, texts: Texts
+        self,
+        tournaments: TournamentService,
+        links: PageLinks,
+        bot_token: str,
+        texts: Texts,
+        *,
+        launch_max_age: float = MAX_AGE_SECONDS,
+        kept: int = PAGES_KEPT,
     ) -> None:
         self.tournaments = tournaments
         self.links = links
         self.bot_token = bot_token
         self.texts = texts
-        self._fresh: dict[tuple[int, str], tuple[float, dict[str, Any]]] = {}
+        # How old the Mini App's signed launch data may be: older is a replayed copy.
+        self.launch_max_age = launch_max_age
+        self._fresh: LRU[tuple[int, str], tuple[float, dict[str, Any]]] = LRU(kept)
+        self._standings: LRU[int, tuple[float, list[StandingsRow]]] = LRU(kept)
+        self.limit = AddressLimit(PAGE_BURST, PAGE_EVERY)
 
     @property
     def games(self) -> GameService:
         return self.tournaments.games
 
     def application(self) -> web.Application:
-        app = web.Application(client_max_size=MAX_INIT_DATA * 2)
+        app = web.Application(
+            client_max_size=MAX_INIT_DATA * 2, middlewares=[self.limit.middleware()]
+        )
         app.router.add_get("/t/{tournament}/{token}/", self._page)
         app.router.add_get("/t/{tournament}/{token}/live.json", self._live)
         app.router.add_post("/t/{tournament}/{token}/me", self._me)
@@ -113,12 +142,12 @@ class TournamentPages:
     async def _tournament(self, request: web.Request) -> Tournament:
         """The tournament the address names, or 404 for any address that is not one."""
         number, token = request.match_info["tournament"], request.match_info["token"]
-        tournament = None
-        if _NUMBER.fullmatch(number):
-            tournament = await self.games.repos.tournaments.get(int(number))
-        if tournament is None or not hmac.compare_digest(
-            self.links.token(tournament).encode(), token.encode()
+        if not _NUMBER.fullmatch(number) or not hmac.compare_digest(
+            self.links.token_of(int(number)).encode(), token.encode()
         ):
+            raise web.HTTPNotFound()  # a wrong address never reaches the database
+        tournament = await self.games.repos.tournaments.get(int(number))
+        if tournament is None:
             raise web.HTTPNotFound()
         return tournament
 
@@ -152,11 +181,22 @@ class TournamentPages:
     async def _me(self, request: web.Request) -> web.Response:
         """The viewer's line, if Telegram signed who they are and they play here."""
         tournament = await self._tournament(request)
-        init_data = (await request.text())[: MAX_INIT_DATA + 1]
-        viewer = viewer_of(init_data, self.bot_token, self.games.clock.now())
+        try:
+            # The headers came in time; the body gets as long (a slow one is not waited on).
+            async with asyncio.timeout(HEADER_SECONDS):
+                init_data = (await request.text())[: MAX_INIT_DATA + 1]
+        except TimeoutError:
+            raise web.HTTPRequestTimeout() from None
+        viewer = viewer_of(init_data, self.bot_token, self.games.clock.now(), self.launch_max_age)
         if viewer is None:
             raise web.HTTPForbidden()
-        rows = await self._visible_standings(tournament)
+        # Many viewers opening at once cost one reading of the standings.
+        now = time.monotonic()
+        kept = self._standings.get(tournament.tournament_id)
+        if kept is None or not 0 <= now - kept[0] < FRESH_SECONDS:
+            kept = (now, await self._visible_standings(tournament))
+            self._standings[tournament.tournament_id] = kept
+        rows = kept[1]
         index = next((i for i, r in enumerate(rows) if r.user_id == viewer.user_id), None)
         nick = rows[index].nick if index is not None else None
         return web.json_response({"row": index, "nick": nick})
@@ -360,7 +400,12 @@ async def serve_pages(
     pages: TournamentPages, host: str, port: int, sock: socket.socket | None = None
 ) -> web.AppRunner:
     """Listen for the page's readers (behind a reverse proxy in production)."""
-    runner = web.AppRunner(pages.application(), access_log=None)
+    runner = web.AppRunner(
+        pages.application(),
+        access_log=None,
+        # A half-sent request is dropped after this long (bot.httpguard).
+        keepalive_timeout=HEADER_SECONDS,
+    )
     await runner.setup()
     site: web.BaseSite = (
         web.SockSite(runner, sock) if sock is not None else web.TCPSite(runner, host, port)

@@ -15,9 +15,10 @@ import json
 from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
-# How old launch data may be: a day, as a Mini App stays open for long; older data
-# could be a copy someone kept. A little ahead of our clock is a skew, not a forgery.
-MAX_AGE_SECONDS = 24 * 3600
+# How old launch data may be (`[web] launch_data_max_age_minutes`): an hour. Telegram's
+# docs advise checking auth_date so that a copy someone kept cannot be replayed; a Mini
+# App reopened gets fresh data. A little ahead of our clock is a skew, not a forgery.
+MAX_AGE_SECONDS = 3600
 CLOCK_SKEW_SECONDS = 60
 # Telegram's launch data is a few hundred bytes; anything far longer is not it.
 MAX_INIT_DATA = 4096

@@ -2,7 +2,10 @@
 
 Anyone who finds the address can POST to it too, so every request must carry the
 secret we gave Telegram in setWebhook (the `X-Telegram-Bot-Api-Secret-Token` header);
-a request without it is refused before its body is read, and changes nothing.
+a request without it is refused before its body is read, and changes nothing. A source
+refused too often is answered 429 without a look at what it sends, and a connection that
+sends half a request is dropped after a few seconds (bot.httpguard); a request with the
+secret is Telegram's and never limited.
 
 An update is answered 200 once it is decided: what it did is stored with its mark (see
 `handlers.middleware.OncePerUpdate`), or it told Telegram something, or its handling is
@@ -34,6 +37,7 @@ from pydantic import ValidationError
 
 from bot import runtime
 from bot.config import valid_webhook_secret
+from bot.httpguard import HEADER_SECONDS, AddressLimit, source, too_many
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +56,9 @@ LOGGED_SOURCES = 1024
 WEBHOOK_CONNECTIONS = 40
 # The largest body read: an update is a few kilobytes (aiohttp's default is 1 MiB).
 LARGEST_UPDATE = 256 * 1024
+# Refused requests a source may make: a few at once (a proxy's misconfiguration shows in
+# the log), then one a second; past it, 429 at once.
+REFUSED_BURST, REFUSED_EVERY = 10, 1.0
 
 
 def new_secret() -> str:
@@ -75,11 +82,15 @@ class UpdateReceiver:
         self._secret = secret.encode()
         self._loads: Callable[..., Any] = runtime.json_codec()[0]
         self._logged: set[str] = set()
+        self.refusals = AddressLimit(REFUSED_BURST, REFUSED_EVERY)
         # Updates answered already, still telling people what they did.
         self._finishing: set[asyncio.Future[Any]] = set()
 
     async def handle(self, request: web.Request) -> web.Response:
         given = request.headers.get(SECRET_HEADER)
+        known = given is not None and hmac.compare_digest(given.encode(), self._secret)
+        if not known and not self.refusals.admit(source(request)):
+            return too_many(REFUSED_EVERY)
         if given is None:
             self._refused(request, "without the secret header")
             return web.Response(status=401, text="Unauthorized")
@@ -130,25 +141,15 @@ class UpdateReceiver:
         return done
 
     def _refused(self, request: web.Request, how: str) -> None:
-        source = _source(request)
-        if source in self._logged or len(self._logged) >= LOGGED_SOURCES:
+        caller = source(request)
+        if caller in self._logged or len(self._logged) >= LOGGED_SOURCES:
             return
-        self._logged.add(source)
+        self._logged.add(caller)
         log.warning(
             "webhook: refused a request %s from %s (further ones from there are not logged)",
             how,
-            source,
+            caller,
         )
-
-
-def _source(request: web.Request) -> str:
-    """The caller: the peer address, and behind a local reverse proxy the client it names."""
-    peer = request.remote or "unknown"
-    forwarded = request.headers.get("X-Forwarded-For")
-    if forwarded and peer in ("127.0.0.1", "::1"):
-        client = forwarded.split(",")[-1].strip()[:64]  # the one our proxy appended
-        return f"{client} (via {peer})"
-    return peer
 
 
 RECEIVER: web.AppKey[UpdateReceiver] = web.AppKey("receiver", UpdateReceiver)
@@ -187,6 +188,8 @@ async def serve_webhook(
         access_log=None,
         # An update being handled is finished, not cut off, when we stop.
         handler_cancellation=False,
+        # A half-sent request is dropped after this long (bot.httpguard).
+        keepalive_timeout=HEADER_SECONDS,
     )
     await runner.setup()
     site: web.BaseSite = (

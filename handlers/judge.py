@@ -61,6 +61,8 @@ from storage.games import GameStatus
 from storage.tournaments import Tournament, TournamentPlayer, TournamentStatus
 
 PRIVATE = IN_PRIVATE
+# How long an expelled observer stays out of the table's chat (T7).
+EXPELLED_DAYS = 7
 OLD_REGISTRATION = re.compile(r"reg_[0-9]{1,9}")
 SIDES = {side.value for side in Side}
 GROUP = IN_GROUP
@@ -367,7 +369,11 @@ async def bind(
     except TournamentError as error:
         await _refuse(message, service, lang, error)
         return
-    invite = await bot.create_chat_invite_link(message.chat.id, name=group.code[:32])
+    # As many may join by it as the table seats (issue 25 §5): an observer handed the
+    # link takes a place it no longer has, and an expelled one finds it used up.
+    invite = await bot.create_chat_invite_link(
+        message.chat.id, name=group.code[:32], member_limit=len(group.players)
+    )
     await tournaments.keep_invite(group.code, message.chat.id, invite.invite_link)
     await tournaments.invite(group, invite.invite_link, message.chat.title or "")
     await message.answer(service.t(lang, "bind.done", code=group.code, players=len(group.players)))
@@ -857,7 +863,10 @@ async def expel(
         await message.answer(service.t(lang, "expel.admin"))
         return
     try:
-        await bot.ban_chat_member(message.chat.id, target.id)
+        # Kept out (issue 25 §5): Telegram refuses them by any link until the ban ends, a
+        # week on, longer than a tournament lasts; the chat's administrators may lift it.
+        until = int(service.clock.now()) + EXPELLED_DAYS * 86400
+        await bot.ban_chat_member(message.chat.id, target.id, until_date=until)
     except TelegramBadRequest:
         # The bot lost the right to remove members since the game began.
         rights = ", ".join(
@@ -865,8 +874,9 @@ async def expel(
         )
         await message.answer(service.t(lang, "lobby.missing_rights", rights=rights or "—"))
         return
-    await bot.unban_chat_member(message.chat.id, target.id, only_if_banned=True)
-    await message.answer(service.t(lang, "expel.done", name=escape(target.first_name)))
+    await message.answer(
+        service.t(lang, "expel.done", name=escape(target.first_name), days=EXPELLED_DAYS)
+    )
 
 
 @takes("replace.usage", Arg("code", GROUP_CODE), Arg("words", NICK_AND_MORE))
@@ -926,7 +936,9 @@ async def replace_player(
     link, title = None, ""
     if group.chat_id is not None:
         with contextlib.suppress(TelegramAPIError):  # the bot lost the chat: no link then
-            invite = await bot.create_chat_invite_link(group.chat_id, name=group.code[:32])
+            invite = await bot.create_chat_invite_link(
+                group.chat_id, name=group.code[:32], member_limit=1  # the substitute's own
+            )
             link = invite.invite_link
             await tournaments.keep_invite(group.code, group.chat_id, link)
             chat = await service.repos.chats.get(group.chat_id)

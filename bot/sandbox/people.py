@@ -367,7 +367,10 @@ class SimUser(Account):
     async def join_by_link(self, url: str) -> SimMessage:
         link, group = self._find_invite(url)
         standing = group.member(self)
-        if standing.status == "kicked":
+        if standing.status == "kicked" and (
+            not standing.until_date or self._world.now() < standing.until_date
+        ):
+            # Telegram lifts a ban with an end by itself once it ends (banChatMember).
             raise SimulationError(f"{self.first_name} is banned in {group.title}")
         if standing.is_member:
             raise SimulationError(f"{self.first_name} is already in {group.title}")
@@ -375,11 +378,12 @@ class SimUser(Account):
             link.expire_date is not None and link.expire_date <= self._world.now()
         ):
             raise SimulationError("the invite link has expired")
-        if link.member_limit is not None and link.joined >= link.member_limit:
+        still_in = sum(1 for m in group.member_list() if m.account.id in link.joined)
+        if link.member_limit is not None and still_in >= link.member_limit:
             raise SimulationError("the invite link has reached its member limit")
         if link.creates_join_request:
             raise SimulationError("join requests are not emulated by the sandbox")
-        link.joined += 1
+        link.joined.add(self.id)
         new = Membership(self, "member")
         self._world.membership_changed(group, standing, new, self, invite_link=link)
         return self._world.service_message(group, self, new_chat_members=[self])

@@ -237,7 +237,9 @@ class InviteLink:
     creates_join_request: bool = False
     is_primary: bool = False
     is_revoked: bool = False
-    joined: int = 0
+    # Who came in by this link: member_limit counts those of them still in the chat
+    # ("members of the chat simultaneously after joining via this link", Bot API).
+    joined: set[int] = field(default_factory=set)
 
     def to_api(self) -> dict[str, Any]:
         link: dict[str, Any] = {

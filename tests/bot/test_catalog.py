@@ -234,6 +234,9 @@ def samples(lang: str, nick: str, html: bool = True) -> dict[str, object]:
         "coefficient": "1,2",
         "present": 15,
         "names": ", ".join(escape_(nick) for _ in range(4)),
+        "limit": 3,
+        "days": 7,
+        "tournaments": ", ".join(f"<b>{escape(f'Кубок {nick}')}</b>" for _ in range(2)),
         "state": T(lang, "tours.state_lobby", present=15, total=16, game=1234),
         "tables": "\n".join(
             T(

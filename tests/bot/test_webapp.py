@@ -64,3 +64,12 @@ def test_signed_data_without_a_numeric_user_is_refused() -> None:
     fields = {"auth_date": str(int(NOW)), "user": json.dumps({"id": "42"})}
     fields["hash"] = sign_fields(fields, TOKEN)
     assert viewer_of(urlencode(fields), TOKEN, NOW) is None
+
+
+def test_launch_data_older_than_an_hour_is_a_replay() -> None:
+    """Issue 25 §5: Telegram advises checking auth_date against replays; an hour by default
+    (`[web] launch_data_max_age_minutes`), and the caller's window when given."""
+    assert MAX_AGE_SECONDS == 3600
+    assert viewer_of(launch(auth_date=NOW - 2 * 3600), TOKEN, NOW) is None
+    assert viewer_of(launch(auth_date=NOW - 50 * 60), TOKEN, NOW) is not None
+    assert viewer_of(launch(auth_date=NOW - 20 * 60), TOKEN, NOW, max_age=15 * 60) is None

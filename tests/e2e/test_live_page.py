@@ -19,6 +19,7 @@ import shutil
 import socket
 import sqlite3
 import tempfile
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -538,3 +539,213 @@ async def test_T5_the_page_writes_the_tie_break_that_decided_a_place(
     for row, text in zip(rows, shown, strict=True):
         assert text.startswith(row.nick), (row.nick, text)
         assert ("(decided by: a lot)" in text) == (row.nick in settled), text
+
+
+@contextlib.asynccontextmanager
+async def listening(pages: TournamentPages) -> AsyncIterator[str]:
+    """`pages` served on a free port of 127.0.0.1; its base address."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    runner = await serve_pages(pages, "127.0.0.1", 0, sock=sock)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        await runner.cleanup()
+
+
+@contextlib.asynccontextmanager
+async def half_requests(
+    base: str, count: int, request: bytes
+) -> AsyncIterator[list[asyncio.StreamReader]]:
+    """`count` connections, each sending the start of a request and then nothing."""
+    host, port = base.removeprefix("http://").split(":")
+    readers, writers = [], []
+    try:
+        for _ in range(count):
+            reader, writer = await asyncio.open_connection(host, int(port))
+            writers.append(writer)
+            writer.write(request)
+            await writer.drain()
+            readers.append(reader)
+        yield readers
+    finally:
+        for writer in writers:
+            writer.close()
+            with contextlib.suppress(ConnectionError):
+                await writer.wait_closed()
+
+
+async def dropped(readers: list[asyncio.StreamReader], within: float) -> int:
+    """How many of the connections the server closed within `within` seconds."""
+
+    async def closed(reader: asyncio.StreamReader) -> bool:
+        try:
+            async with asyncio.timeout(within):
+                while await reader.read(1024):
+                    pass
+            return True
+        except TimeoutError:
+            return False
+        except ConnectionError:
+            return True
+
+    return sum(await asyncio.gather(*(closed(r) for r in readers)))
+
+
+async def test_a_half_sent_request_to_the_page_is_dropped_after_a_few_seconds(
+    served: tuple[Table, PageLinks, str],
+) -> None:
+    """Issue 25 §5: a client that sends half a request's headers is not kept waiting for."""
+    from bot.httpguard import HEADER_SECONDS
+
+    _, _, base = served
+    assert HEADER_SECONDS <= 10
+    async with half_requests(base, 50, b"GET /page.css HTTP/1.1\r\nHost: x\r\nX-A: ") as readers:
+        assert await dropped(readers, HEADER_SECONDS + 3) == 50
+    async with aiohttp.ClientSession() as http, http.get(base + "/page.css") as fine:
+        assert fine.status == 200  # and the server still answers
+
+
+async def test_one_address_gets_a_budget_of_requests_then_429(
+    served: tuple[Table, PageLinks, str],
+) -> None:
+    """Issue 25 §5: one source asking hundreds a second is answered 429; another address
+    (behind the reverse proxy, X-Forwarded-For) has a budget of its own."""
+    from bot.httpguard import AddressLimit
+    from bot.web import PAGE_BURST, PAGE_EVERY
+
+    table, links, _ = served
+    assert PAGE_BURST >= 60 and PAGE_EVERY <= 0.1  # a hall full of phones behind one address
+    await register_all(table, table.people[:1])
+    tournaments = table.app.dispatcher["tournaments"]
+    tournament = await tournaments.judged_by(table.host.id)
+    pages = TournamentPages(tournaments, links, table.sandbox.token, table.texts)
+    now = [0.0]
+    pages.limit = AddressLimit(PAGE_BURST, PAGE_EVERY, clock=lambda: now[0])
+    statuses: Counter[int] = Counter()
+    async with listening(pages) as base, aiohttp.ClientSession() as http:
+        good = local(links.url(tournament), base) + "live.json"
+        for _ in range(PAGE_BURST + 30):
+            async with http.get(good.replace("/t/1/", "/t/2/")) as answer:
+                statuses[answer.status] += 1
+        assert statuses == {404: PAGE_BURST, 429: 30}
+        async with http.get(good) as over:
+            assert over.status == 429 and "Retry-After" in over.headers
+        async with http.get(good, headers={"X-Forwarded-For": "203.0.113.9"}) as other:
+            assert other.status == 200
+        now[0] += PAGE_EVERY  # a moment later, one more
+        async with http.get(good) as again:
+            assert again.status == 200
+
+
+async def test_a_wrong_address_never_reaches_the_database(
+    served: tuple[Table, PageLinks, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 25 §5: the token is checked before the tournament is looked up."""
+    table, links, base = served
+    await register_all(table, table.people[:1])
+    tournaments = table.app.dispatcher["tournaments"]
+    tournament = await tournaments.judged_by(table.host.id)
+    repository = tournaments.games.repos.tournaments
+    looked_up: list[int] = []
+    real_get = repository.get
+
+    async def get(tournament_id: int) -> Any:
+        looked_up.append(tournament_id)
+        return await real_get(tournament_id)
+
+    monkeypatch.setattr(repository, "get", get)
+    good = local(links.url(tournament), base)
+    token = links.token(tournament)
+    async with aiohttp.ClientSession() as http:
+        for wrong in (good.replace(token, "A" * len(token)), good.replace("/t/1/", "/t/9/")):
+            for suffix in ("", "live.json"):
+                async with http.get(wrong + suffix) as refused:
+                    assert refused.status == 404
+            async with http.post(wrong + "me", data="x") as refused:
+                assert refused.status == 404
+        assert looked_up == []
+        async with http.get(good) as page:
+            assert page.status == 200
+        assert looked_up == [1]
+
+
+async def test_the_pages_cache_keeps_a_bounded_number_of_answers(
+    served: tuple[Table, PageLinks, str],
+) -> None:
+    """Issue 25 §5: live.json answers are kept for reuse, but not one per tournament ever
+    read: the least recently read are forgotten."""
+    from bot.lru import LRU
+    from bot.web import PAGES_KEPT
+
+    table, links, _ = served
+    tournaments = table.app.dispatcher["tournaments"]
+    repository = tournaments.games.repos.tournaments
+    made = [
+        await repository.create(
+            name=f"Cup {n}", judge_user_id=table.host.id, settings_json="{}", now=0.0
+        )
+        for n in range(5)
+    ]
+    assert 1 <= PAGES_KEPT <= 10_000
+    pages = TournamentPages(tournaments, links, table.sandbox.token, table.texts, kept=3)
+    assert isinstance(pages._fresh, LRU)
+    async with listening(pages) as base, aiohttp.ClientSession() as http:
+        for tournament in made:
+            for lang in ("en", "ru"):
+                url = local(links.url(tournament), base) + f"live.json?lang={lang}"
+                async with http.get(url) as answer:
+                    assert answer.status == 200
+                    assert (await answer.json())["name"] == tournament.name
+    assert len(pages._fresh) == 3
+    assert (made[-1].tournament_id, "ru") in pages._fresh
+
+
+async def test_launch_data_older_than_the_replay_window_is_refused(
+    served: tuple[Table, PageLinks, str],
+) -> None:
+    """Issue 25 §5: signed launch data copied off a viewer is good for an hour (Telegram
+    advises checking auth_date), then `me` refuses it; reopening brings fresh data."""
+    table, links, base = served
+    await register_all(table, table.people[:1])
+    tournament = await table.app.dispatcher["tournaments"].judged_by(table.host.id)
+    good = local(links.url(tournament), base)
+    player = table.people[0]
+    signed = player.launch_web_app(links.url(tournament), player.private)
+    data = parse_qs(signed.split("#", 1)[1])["tgWebAppData"][0]
+    async with aiohttp.ClientSession() as http:
+        table.clock.set(table.clock.now() + 50 * 60)
+        async with http.post(good + "me", data=data) as me:
+            assert me.status == 200
+        table.clock.set(table.clock.now() + 20 * 60)  # seventy minutes after the launch
+        async with http.post(good + "me", data=data) as me:
+            assert me.status == 403
+        fresh = player.launch_web_app(links.url(tournament), player.private)
+        data = parse_qs(fresh.split("#", 1)[1])["tgWebAppData"][0]
+        async with http.post(good + "me", data=data) as me:
+            assert me.status == 200 and (await me.json())["nick"] == player.first_name
+
+
+async def test_a_slow_body_to_me_is_not_waited_on(served: tuple[Table, PageLinks, str]) -> None:
+    """Issue 25 §5: the headers came in time, then the body trickles: `me` answers 408
+    after as long as the headers get, rather than holding the connection."""
+    from bot.httpguard import HEADER_SECONDS
+
+    table, links, base = served
+    await register_all(table, table.people[:1])
+    tournament = await table.app.dispatcher["tournaments"].judged_by(table.host.id)
+    path = local(links.url(tournament), base).removeprefix(base) + "me"
+    host, port = base.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(
+            f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 400\r\n\r\nuser=".encode()
+        )
+        await writer.drain()
+        async with asyncio.timeout(HEADER_SECONDS + 3):
+            status = await reader.readline()
+        assert status.startswith(b"HTTP/1.1 408"), status
+    finally:
+        writer.close()
+        with contextlib.suppress(ConnectionError):
+            await writer.wait_closed()

@@ -346,3 +346,63 @@ async def test_a_press_whose_commit_failed_is_answered_500_and_done_at_the_next_
     assert after is not None and after.step == state.step + 1  # done at the next delivery
     stored = await table.app.service.repos.protocol.read(state.game_id)
     assert len([e for e in stored if '"passed"' in e.payload_json]) == 1
+
+
+async def test_a_half_sent_request_is_dropped_after_a_few_seconds(table: Table) -> None:
+    """Issue 25 §5: connections that send half a request and wait are not held (500 were
+    still held after 90 s); Telegram's own deliveries go on meanwhile."""
+    from bot.httpguard import HEADER_SECONDS
+
+    assert HEADER_SECONDS <= 10
+    writers = []
+    try:
+        readers = []
+        for _ in range(50):
+            reader, writer = await asyncio.open_connection("127.0.0.1", table.webhook_port)
+            writer.write(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: applic")
+            await writer.drain()
+            readers.append(reader)
+            writers.append(writer)
+
+        async def closed(reader: asyncio.StreamReader) -> bool:
+            try:
+                async with asyncio.timeout(HEADER_SECONDS + 3):
+                    while await reader.read(1024):
+                        pass
+                return True
+            except TimeoutError:
+                return False
+            except ConnectionError:
+                return True
+
+        assert sum(await asyncio.gather(*(closed(r) for r in readers))) == 50
+    finally:
+        for writer in writers:
+            writer.close()
+            with contextlib.suppress(ConnectionError):
+                await writer.wait_closed()
+
+
+async def test_a_source_refused_again_and_again_is_answered_429_and_telegram_is_not(
+    table: Table, http: aiohttp.ClientSession
+) -> None:
+    """Issue 25 §5: a stranger guessing the secret gets a few refusals, then 429 at once;
+    a request with the secret is Telegram's and is never limited."""
+    from bot.httpguard import AddressLimit
+    from bot.webhook import RECEIVER, REFUSED_BURST, REFUSED_EVERY
+
+    receiver = table.webhook_runner.app[RECEIVER]
+    receiver.refusals = AddressLimit(REFUSED_BURST, REFUSED_EVERY, clock=lambda: 0.0)
+    before = table.state
+    answers = [
+        await post(http, table, host_says(table, "/stop", 910_000 + n), "x" * 64)
+        for n in range(REFUSED_BURST + 20)
+    ]
+    assert answers == [403] * REFUSED_BURST + [429] * 20
+    assert await post(http, table, host_says(table, "/stop", 911_000), None) == 429
+    await table.settle()
+    assert table.state == before
+    secret = table.webhook_secret
+    for n in range(3):
+        assert await post(http, table, host_says(table, "/help", 912_000 + n), secret) == 200
+    await table.settle()

@@ -395,8 +395,32 @@ async def test_invite_links_need_the_right_and_let_people_join(bot: Bot, sandbox
     assert joined.invite_link is not None
     assert joined.invite_link.name == "Tour 1"
     assert await bot.get_chat_member_count(club.id) == 3
+    vera = sandbox.add_user("Vera")
     with pytest.raises(SimulationError, match="member limit"):
-        await sandbox.add_user("Vera").open_link(link.invite_link)
+        await vera.open_link(link.invite_link)
+
+
+async def test_a_member_limit_counts_who_is_in_and_a_ban_with_an_end_ends(
+    bot: Bot, sandbox: Sandbox, clock: ManualClock
+) -> None:
+    """As the Bot API says: member_limit is how many "can be members of the chat
+    simultaneously after joining via this link", and a ban with until_date lifts itself."""
+    anna = sandbox.add_user("Anna")
+    boris = sandbox.add_user("Boris")
+    club = sandbox.add_supergroup("Club", owner=anna)
+    club.promote_bot(can_invite_users=True, can_restrict_members=True)
+    link = await bot.create_chat_invite_link(club.id, member_limit=1)
+    await boris.open_link(link.invite_link)
+    await boris.leave(club)
+    await boris.open_link(link.invite_link)  # he left: the place is free again
+    until = int(sandbox.world.now()) + 3600
+    await bot.ban_chat_member(club.id, boris.id, until_date=until)
+    fresh = await bot.create_chat_invite_link(club.id)
+    with pytest.raises(SimulationError, match="banned"):
+        await boris.open_link(fresh.invite_link)
+    clock.advance(3601)
+    await boris.open_link(fresh.invite_link)
+    assert club.status_of(boris) == "member"
 
 
 async def test_banning_needs_the_right_and_spares_administrators(
