@@ -9,7 +9,7 @@ import pytest
 
 from bot.i18n import Texts, plural_form
 from bot.render import Audience, Post, render
-from bot.rules.events import Event, Phase
+from bot.rules.events import Event, NightStarted, Phase
 from tests.rules.helpers import GAME_ID, Game, to_night
 
 TEXTS = Texts()
@@ -218,7 +218,9 @@ def test_an_unknown_time_zone_is_refused(tmp_path: Path) -> None:
 
 
 def _night_privates(game: Game, events: list[Event]) -> dict[int, list[Post]]:
-    out = render(events, game.state, Audience(GAME_ID, -1001, "ru"), TEXTS)
+    # From the night's start: the day's turns before it tell their next speakers privately.
+    night = next(i for i, e in enumerate(events) if isinstance(e, NightStarted))
+    out = render(events[night:], game.state, Audience(GAME_ID, -1001, "ru"), TEXTS)
     by_user: dict[int, list[Post]] = {}
     for o in out:
         if isinstance(o, Post) and o.chat_id != -1001:
