@@ -50,7 +50,9 @@ async def sixteen_player_game() -> tuple[Counter[str], Table]:
         return group_calls(table), table
 
 
-async def test_a_sixteen_player_game_costs_the_group_fewer_calls() -> None:
+async def test_a_sixteen_player_game_rings_the_group_only_for_news() -> None:
+    """The figures: the calls a 16-player game makes into its group, how many of its
+    posts ring the group's phones, and how many private messages it sends."""
     calls, table = await sixteen_player_game()
     sent = table.sandbox.calls("sendMessage", chat=table.group, ok=True)
     ringing = [c for c in sent if not c.params.get("disable_notification")]
