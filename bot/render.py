@@ -330,6 +330,14 @@ def render(
             case PlayerLeft(seat=seat, cause=cause) if not cause.gives_last_word:
                 key = "left.disqualified" if cause is Cause.DISQUALIFICATION else "left.removed"
                 lines.append(t(g, key, player=named(state, seat, t, g)))
+                # The one told they speak next is gone: whoever speaks after them now is
+                # told instead, their turn's post being silent (D2).
+                following = _next_after_leaving(state, seat)
+                if following is not None and state.speaker is not None:
+                    user = state.seats[following].user_id
+                    lang = audience.lang_of(user)
+                    after = named(state, state.speaker, t, lang)
+                    out.append(Post(user, t(lang, "turn.next", speaker=after)))
             case NightStarted(step=step, night=night, phase=phase):
                 _night(state, audience, t, step, night, phase, lines, private)
             case CheckMade(by=by, target=target, is_mafia=is_mafia):
@@ -426,6 +434,17 @@ def _speaks_next(state: GameState, phase: Phase, queue: Sequence[int]) -> int | 
         order = state.clockwise_from(state.first_speaker, state.living())
         return order[0] if order else None
     return None
+
+
+def _next_after_leaving(state: GameState, seat: int) -> int | None:
+    """Who speaks next now that `seat`, who was to speak next, left; None if `seat` was
+    not the next speaker or nobody follows in this run."""
+    if not state.in_speech or state.speaker is None or state.speaker == seat:
+        return None
+    waiting = [s for s in state.queue if state.is_alive(s) or s == seat]
+    if not waiting or waiting[0] != seat:
+        return None
+    return waiting[1] if len(waiting) > 1 else None
 
 
 # What changes when a turn ends, or who speaks next, without a new turn (T2).
