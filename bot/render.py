@@ -95,6 +95,9 @@ class Post:
     # The line of `text` that tells when the turn ends ("До 19:42:30 МСК."), for a later
     # `Retime` to put the end time that holds then in its place.
     clock: str | None = None
+    # Sent without a sound (disable_notification): an ordinary turn's post, which the
+    # speaker was told of privately the turn before (D2, D3).
+    silent: bool = False
 
 
 @dataclass(frozen=True)
@@ -226,6 +229,7 @@ def render(
     remember: str | None = None
     countdown: Countdown | None = None
     clock: str | None = None
+    turn_lines = 0  # how many of `lines` the last turn's start left: its own line alone?
     g = audience.group_lang
     gid = audience.game_id
     # Where this action's sanctions begin in the game's record (`state` is after them).
@@ -281,9 +285,20 @@ def render(
                 keyboard = ((Button(t(g, "button.pass"), make(0)),),)
                 if phase is Phase.ROUND_2:
                     targets = [s for s in state.living() if s != seat]
-                    lines.append(t(g, "turn.nominate_hint"))
+                    # Said once, as round 2 begins; the buttons stay on every turn (D3).
+                    if _opens_round(state, seat, queue):
+                        lines.append(t(g, "turn.nominate_hint"))
                     keyboard += number_rows([Button(str(s), make(s)) for s in targets])
                 remember = "turn"
+                turn_lines = len(lines)
+                following = _speaks_next(state, phase, queue)
+                if following is not None:
+                    # One private word to whoever speaks after this turn: the group's
+                    # post of their own turn then goes silently (D2).
+                    user = state.seats[following].user_id
+                    lang = audience.lang_of(user)
+                    after = named(state, seat, t, lang)
+                    out.append(Post(user, t(lang, "turn.next", speaker=after)))
             case SpeechEnded():
                 out.append(Unkey(audience.group_id, "turn"))
             case NominationMade(by=by, nominee=nominee):
@@ -315,6 +330,14 @@ def render(
             case PlayerLeft(seat=seat, cause=cause) if not cause.gives_last_word:
                 key = "left.disqualified" if cause is Cause.DISQUALIFICATION else "left.removed"
                 lines.append(t(g, key, player=named(state, seat, t, g)))
+                # The one told they speak next is gone: whoever speaks after them now is
+                # told instead, their turn's post being silent (D2).
+                following = _next_after_leaving(state, seat)
+                if following is not None and state.speaker is not None:
+                    user = state.seats[following].user_id
+                    lang = audience.lang_of(user)
+                    after = named(state, state.speaker, t, lang)
+                    out.append(Post(user, t(lang, "turn.next", speaker=after)))
             case NightStarted(step=step, night=night, phase=phase):
                 _night(state, audience, t, step, night, phase, lines, private)
             case CheckMade(by=by, target=target, is_mafia=is_mafia):
@@ -387,10 +410,41 @@ def render(
                 remember=remember,
                 countdown=countdown,
                 clock=clock if remember == "turn" else None,
+                # Only a turn's line, with nothing else to tell the table: silent.
+                silent=remember == "turn" and turn_lines == len(lines) == 1,
             )
         )
     out += _retimed(events, state, audience, t)
     return out
+
+
+def _opens_round(state: GameState, seat: int, queue: Sequence[int]) -> bool:
+    """Whether the turn of `seat`, with `queue` after it, is its round's first (D2)."""
+    assert state.first_speaker is not None
+    order = state.clockwise_from(state.first_speaker, state.living())
+    return bool(order) and order[0] == seat and list(queue) == order[1:]
+
+
+def _speaks_next(state: GameState, phase: Phase, queue: Sequence[int]) -> int | None:
+    """Who has the floor after this turn, if it is known now: the next in the round, or
+    after round 1, the first of round 2 (D2, D3)."""
+    if queue:
+        return queue[0]
+    if phase is Phase.ROUND_1 and state.first_speaker is not None:
+        order = state.clockwise_from(state.first_speaker, state.living())
+        return order[0] if order else None
+    return None
+
+
+def _next_after_leaving(state: GameState, seat: int) -> int | None:
+    """Who speaks next now that `seat`, who was to speak next, left; None if `seat` was
+    not the next speaker or nobody follows in this run."""
+    if not state.in_speech or state.speaker is None or state.speaker == seat:
+        return None
+    waiting = [s for s in state.queue if state.is_alive(s) or s == seat]
+    if not waiting or waiting[0] != seat:
+        return None
+    return waiting[1] if len(waiting) > 1 else None
 
 
 # What changes when a turn ends, or who speaks next, without a new turn (T2).

@@ -933,6 +933,7 @@ class Sender:
             text=post.text,
             reply_markup=markup(post.keyboard),
             protect_content=post.protect or None,
+            disable_notification=post.silent or None,
         )
         chat_id = message.chat.id  # the supergroup, if the group became one meanwhile
         if post.remember:
@@ -1054,7 +1055,8 @@ def _merge(a: _Queued, b: _Queued) -> _Queued | None:
         if x.pin or y.pin or x.protect != y.protect or not superseded or too_long:
             return None
         essential, countdown = x.essential or y.essential, y.countdown or x.countdown
-        item = replace(y, text=text, essential=essential, countdown=countdown)
+        silent = x.silent and y.silent  # one sound, if either of them would have made one
+        item = replace(y, text=text, essential=essential, countdown=countdown, silent=silent)
     elif isinstance(x, Post) and isinstance(y, Retime):
         # Not out yet: it goes out with the end time that holds now.
         if y.key != x.remember or x.clock is None:

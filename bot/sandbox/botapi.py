@@ -357,6 +357,7 @@ class BotApi:
             reply_markup=inline,
             reply_keyboard=keyboard,
             protect_content=bool(params.get("protect_content")),
+            silent=bool(params.get("disable_notification")),
             reply_to=reply_to,
             thread_id=thread,
         )

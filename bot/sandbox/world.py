@@ -274,6 +274,7 @@ class SimMessage:
     reply_markup: dict[str, Any] | None = None
     reply_keyboard: dict[str, Any] | None = None
     protect_content: bool = False
+    silent: bool = False  # sent with disable_notification: no sound on anyone's phone
     forward_origin: dict[str, Any] | None = None
     reply_to: SimMessage | None = None
     service: dict[str, Any] = field(default_factory=dict)

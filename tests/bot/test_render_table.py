@@ -9,7 +9,7 @@ import pytest
 
 from bot.i18n import Texts, plural_form
 from bot.render import Audience, Post, render
-from bot.rules.events import Event, Phase
+from bot.rules.events import Event, NightStarted, Phase
 from tests.rules.helpers import GAME_ID, Game, to_night
 
 TEXTS = Texts()
@@ -218,7 +218,9 @@ def test_an_unknown_time_zone_is_refused(tmp_path: Path) -> None:
 
 
 def _night_privates(game: Game, events: list[Event]) -> dict[int, list[Post]]:
-    out = render(events, game.state, Audience(GAME_ID, -1001, "ru"), TEXTS)
+    # From the night's start: the day's turns before it tell their next speakers privately.
+    night = next(i for i, e in enumerate(events) if isinstance(e, NightStarted))
+    out = render(events[night:], game.state, Audience(GAME_ID, -1001, "ru"), TEXTS)
     by_user: dict[int, list[Post]] = {}
     for o in out:
         if isinstance(o, Post) and o.chat_id != -1001:
@@ -258,3 +260,65 @@ def test_night_zero_greets_every_player_privately() -> None:
     privates = _night_privates(game, game.since(mark))
     assert list(privates) == [s.user_id for _, s in sorted(game.state.seats.items())]
     assert all(len(posts) == 1 and posts[0].essential for posts in privates.values())
+
+
+# --- what a turn costs the group (issue 22 §3) ------------------------------------------
+
+
+def _told_next(out: list[object], game: Game, seat: int) -> list[Post]:
+    user = game.state.seats[seat].user_id
+    return [o for o in out if isinstance(o, Post) and o.chat_id == user and "следующим" in o.text]
+
+
+def test_D2_an_ordinary_turn_goes_silently_and_the_next_speaker_is_told_privately() -> None:
+    game = Game()
+    game.advance_to(Phase.ROUND_1)
+    mark = len(game.events)
+    game.step()  # the second turn of the round
+    state = game.state
+    out = render(game.since(mark), state, Audience(GAME_ID, -1001, "ru"), TEXTS)
+    group = [o for o in out if isinstance(o, Post) and o.chat_id == -1001]
+    assert len(group) == 1 and group[0].silent
+    assert state.speaker is not None and state.queue
+    told = _told_next(out, game, state.queue[0])
+    assert [p.text for p in told] == [
+        f"🔔 Вы говорите следующим, после игрока №{state.speaker} ({nick(game, state.speaker)})."
+    ]
+    assert not told[0].essential  # it never holds up the turn's own post
+
+
+def test_D2_a_day_s_first_turn_rings_the_group() -> None:
+    game = Game()
+    mark = len(game.events)
+    game.advance_to(Phase.ROUND_1)
+    out = render(game.since(mark)[-3:], game.state, Audience(GAME_ID, -1001, "ru"), TEXTS)
+    group = [o for o in out if isinstance(o, Post) and o.chat_id == -1001]
+    assert group and not group[-1].silent
+
+
+def test_D2_when_the_next_speaker_is_removed_the_one_after_them_is_told() -> None:
+    game = Game()
+    game.advance_to(Phase.ROUND_1)
+    state = game.state
+    gone, after = state.queue[0], state.queue[1]
+    events = game.remove(gone)
+    out = render(events, game.state, Audience(GAME_ID, -1001, "ru"), TEXTS)
+    assert len(_told_next(out, game, after)) == 1
+    assert _told_next(out, game, gone) == []
+    # Removing one who already spoke or speaks later tells nobody anything new.
+    later = game.state.queue[-1]
+    out = render(game.remove(later), game.state, Audience(GAME_ID, -1001, "ru"), TEXTS)
+    assert not any(isinstance(o, Post) and "следующим" in o.text for o in out)
+
+
+def test_D3_the_nomination_hint_opens_round_2_and_its_buttons_stay() -> None:
+    game = Game()
+    game.advance_to(Phase.ROUND_2)
+    hint = TEXTS("ru", "turn.nominate_hint")
+    first = render(game.last, game.state, Audience(GAME_ID, -1001, "ru"), TEXTS)[-1]
+    game.step()
+    second = render(game.last, game.state, Audience(GAME_ID, -1001, "ru"), TEXTS)[-1]
+    assert isinstance(first, Post) and isinstance(second, Post)
+    assert hint in first.text and not first.silent
+    assert hint not in second.text and second.silent
+    assert second.keyboard is not None and len(second.keyboard) > 1  # the seat buttons

@@ -199,7 +199,9 @@ async def test_a_sixteen_player_game_fits_hundreds_of_games_under_the_bots_limit
     )
     assert unfair(steps) == []
     assert (posts + edits) / hours < 20 * 60  # inside the group's own window, with room
-    assert games >= 350
+    # Each ordinary turn also tells the next speaker privately (issue 22 §3), about 160
+    # more private messages a game: 350 games at once before, 250 now.
+    assert games >= 250
 
 
 @pytest.mark.rule("D6")

@@ -59,6 +59,23 @@ async def test_the_bot_may_write_only_after_start_and_until_blocked(
     assert [m.text for m in anna.inbox()] == ["Your card"]
 
 
+async def test_a_message_sent_without_notification_is_marked_silent(
+    bot: Bot, sandbox: Sandbox
+) -> None:
+    """sendMessage's disable_notification (api.json): the message arrives without a sound,
+    and a test can tell which did (issue 22 §3)."""
+    anna = sandbox.add_user("Anna")
+    await anna.start_bot()
+
+    await bot.send_message(anna.id, "Your turn is next", disable_notification=True)
+    await bot.send_message(anna.id, "Day 1")
+
+    assert [(m.text, m.silent) for m in anna.inbox()] == [
+        ("Your turn is next", True),
+        ("Day 1", False),
+    ]
+
+
 async def test_text_length_is_counted_after_entity_parsing(bot: Bot, sandbox: Sandbox) -> None:
     anna = sandbox.add_user("Anna")
     await anna.start_bot()
