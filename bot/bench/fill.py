@@ -83,6 +83,10 @@ class _Nowhere:
     def board(self, *_: object) -> None:
         """The pinned table: nothing to show it to."""
 
+    def place(self, *_: object) -> None:
+        """Where a game lives: every post here names its chat already, and no game is in a
+        forum topic."""
+
 
 @dataclass
 class Filled:
