@@ -4,6 +4,7 @@ and the installed bot says in plain words that its demo needs the checkout (issu
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.bot.test_deploy_files import build_context
+from tests.bot.test_layers import imported
 
 ROOT = Path(__file__).resolve().parents[2]
 DEV_FOLDERS = ("sandbox", "bench")
@@ -69,3 +71,24 @@ def test_the_installed_bot_says_its_demo_needs_the_checkout(
     assert "source checkout" in done.stderr and "python -m bot run" in done.stderr
     assert "Traceback" not in done.stderr
     assert not list(tmp_path.iterdir())  # nothing made: no database, no demo files
+
+
+def test_only_the_demo_reaches_into_the_development_folders() -> None:
+    # The runtime (bot/, handlers/, storage/) imports neither sandbox/ nor bench/, but for
+    # the demo, which `python -m bot` imports only when asked to play it.
+    allowed = {"bot/demo.py", "bot/scenarios.py"}
+    wrong = []
+    for package in ("bot", "handlers", "storage"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            name = path.relative_to(ROOT).as_posix()
+            for module in imported(path):
+                parts = module.split(".")
+                dev = parts[0] in DEV_FOLDERS or parts[:2] in (["bot", "sandbox"], ["bot", "bench"])
+                if dev and name not in allowed:
+                    wrong.append(f"{name}: {module}")
+    assert not wrong, wrong
+    main = ast.parse((ROOT / "bot" / "__main__.py").read_text(encoding="utf-8"))
+    top_level = {
+        node.module for node in main.body if isinstance(node, ast.ImportFrom) and node.module
+    }
+    assert not top_level & {"bot.demo", "bot.scenarios"}, top_level
