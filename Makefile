@@ -51,7 +51,7 @@ demo: $(RUN_STAMP)
 	$(PY) -m bot demo
 
 lint: $(DEV_STAMP)
-	$(PY) -m ruff check bot handlers storage tests
+	$(PY) -m ruff check bot handlers storage sandbox bench tests
 	$(PY) -m mypy
 
 # The rules core's coverage is measured on its own tests: tracing every line of the whole
@@ -78,9 +78,9 @@ browser:
 
 # The bot as its own process against the sandbox under the load of many games, next to a
 # bare aiogram bot, three rounds; 20 to 27 minutes. Options: make bench BENCH_ARGS="--repeat 1 ..."
-# (python -m bot.bench --help lists them).
+# (python -m bench --help lists them).
 bench: $(DEV_STAMP)
-	$(PY) -m bot.bench $(BENCH_ARGS)
+	$(PY) -m bench $(BENCH_ARGS)
 
 # Pins every package (the dev tools too) for Python 3.11 on any platform, with the hash of
 # every file of each pinned version. Keeps the pins already there unless pyproject.toml

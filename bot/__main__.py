@@ -18,6 +18,15 @@ from bot import __version__
 from bot.check import CONFIG, ConfigProblem, config_file, language, preflight, read_config, texts
 from bot.config import Config
 
+# `demo` (and `run` with no token) where the bot is installed without its source checkout.
+NO_SANDBOX = 2
+NO_DEMO = (
+    "The demo plays in the offline sandbox, which comes with the source checkout, not with "
+    "the installed bot (the Docker image has none). Run `make run` or `python -m bot demo` "
+    "in a clone of the repository; to run the bot itself, configure a token (config.toml "
+    "[bot] token, or MAFIA_BOT_TOKEN) and use `python -m bot run`."
+)
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot")
@@ -151,8 +160,16 @@ def main(argv: list[str] | None = None) -> int:
             return CONFIG
         return 0
 
-    from bot.demo import play_demo
-    from bot.scenarios import SMALLEST_TOURNAMENT
+    try:
+        from bot.demo import play_demo
+        from bot.scenarios import SMALLEST_TOURNAMENT
+    except ModuleNotFoundError as missing:
+        # The sandbox is a development folder of the source checkout: the installed bot
+        # (the wheel, the Docker image) has none.
+        if missing.name != "sandbox" and not (missing.name or "").startswith("sandbox."):
+            raise
+        print(NO_DEMO, file=sys.stderr)
+        return NO_SANDBOX
 
     if args.command == "run":
         print(

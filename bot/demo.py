@@ -32,9 +32,9 @@ from bot.rules.events import Phase
 from bot.rules.roles import Role
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
-from bot.sandbox import CallbackPress, Sandbox, SettleTimeout, SimGroup, SimMessage, SimUser
 from bot.web import PageLinks
 from bot.webhook import RECEIVER, new_secret, serve_webhook
+from sandbox import CallbackPress, Sandbox, SettleTimeout, SimGroup, SimMessage, SimUser
 from storage.db import Database
 
 T = TypeVar("T")

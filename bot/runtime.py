@@ -14,7 +14,7 @@
   collection does not walk it again: such a walk stalls every game for tens of ms.
 
 `MAFIA_STOCK_RUNTIME=1` in the environment turns all of it off, to measure what it is
-worth (`python -m bot.bench --stock-runtime`).
+worth (`python -m bench --stock-runtime`).
 """
 
 from __future__ import annotations

@@ -33,9 +33,9 @@ from bot.rules.events import Phase
 from bot.rules.roles import Role
 from bot.rules.sanctions import VCode
 from bot.rules.state import GameState
-from bot.sandbox import PrivateChat, SimGroup, SimUser
 from bot.tournament.settings import TournamentSettings
 from bot.web import PageLinks, TournamentPages, serve_pages
+from sandbox import PrivateChat, SimGroup, SimUser
 from storage.secrets import PAGE_KEY
 from storage.tournaments import TournamentStatus
 

@@ -246,7 +246,7 @@ class Figures:
 
 def percentile(values: Sequence[float], q: float) -> float:
     """The q-th percentile (0-100), nearest rank; NaN for no values. The benchmark's
-    latencies are taken the same way (`bot.bench.probe`)."""
+    latencies are taken the same way (`bench.probe`)."""
     if not values:
         return math.nan
     ordered = sorted(values)

@@ -8,11 +8,11 @@ from collections import Counter
 
 import pytest
 
+from bench import __main__ as bench
+from bench.probe import Window
+from bench.procs import BotProcess
+from bench.run import LoadRun, Step, ask_timings
 from bot import timings
-from bot.bench import __main__ as bench
-from bot.bench.probe import Window
-from bot.bench.procs import BotProcess
-from bot.bench.run import LoadRun, Step, ask_timings
 
 PHASES = (*timings.PHASES, "other", "total")
 

@@ -22,7 +22,7 @@ import pytest
 from bot.__main__ import main
 from bot.backup import backup
 from bot.check import CONFIG, check
-from bot.sandbox import Sandbox
+from sandbox import Sandbox
 from storage.db import Database
 from storage.migrations import MIGRATIONS
 

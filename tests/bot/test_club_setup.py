@@ -27,7 +27,7 @@ from bot.check import CONFIG, PROBLEM, check
 from bot.config import load_config
 from bot.i18n import Texts
 from bot.restore import RunLock, restore
-from bot.sandbox import Sandbox
+from sandbox import Sandbox
 from storage.db import Database
 from storage.migrations import MIGRATIONS
 from tests.bot.test_check_and_backup import run_check, write_config

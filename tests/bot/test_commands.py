@@ -23,7 +23,7 @@ from handlers.host import refuse
 # Handlers built from the declarations themselves: they answer a command sent where it
 # does not work, or by someone who may not use it.
 REFUSALS = {private_only, refuse}
-API_TABLE = Path("bot/sandbox/api_table.json")
+API_TABLE = Path("sandbox/api_table.json")
 
 
 def registered() -> dict[str, list[tuple[object, Where]]]:

@@ -8,7 +8,7 @@ the parts together must show everything the whole text showed.
 from __future__ import annotations
 
 from bot.longtext import TEXT_LIMIT, fits, shown_length, split_text, utf16_length
-from bot.sandbox.parse_modes import parse
+from sandbox.parse_modes import parse
 
 
 def shown(text: str) -> str:

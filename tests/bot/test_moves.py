@@ -10,8 +10,8 @@ from aiogram.exceptions import TelegramMigrateToChat
 from aiogram.types import ReplyParameters
 
 from bot.moves import MovedChats
-from bot.sandbox import ManualClock, Sandbox
-from bot.sandbox.people import SimGroup
+from sandbox import ManualClock, Sandbox
+from sandbox.people import SimGroup
 
 
 @pytest.fixture

@@ -46,7 +46,7 @@ async def test_an_edit_that_went_through_is_not_read_and_one_that_failed_is(
     from aiogram.types import Message
 
     from bot.app import make_bot
-    from bot.sandbox import Sandbox
+    from sandbox import Sandbox
 
     async with Sandbox() as sandbox:
         anna = sandbox.add_user("Anna")

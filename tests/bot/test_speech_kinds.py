@@ -19,7 +19,7 @@ POSTS = {
     *("game", "poll", "venue", "location", "invoice", "giveaway", "giveaway_winners"),
     "rich_message",
 }
-API = Path(__file__).parents[2] / "bot" / "sandbox" / "api_table.json"  # the Bot API's
+API = Path(__file__).parents[2] / "sandbox" / "api_table.json"  # the Bot API's
 
 
 @pytest.mark.rule("D10")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from bot.demo import RIGHTS, Table, open_table
-from bot.sandbox import SimGroup, SimMessage, SimUser
+from sandbox import SimGroup, SimMessage, SimUser
 from tests.e2e.test_hostile import forge
 from tests.e2e.test_tournament import REGISTRATION, register_all, say, start_table, warn
 

@@ -22,8 +22,8 @@ from bot.demo import Crowd, Table, open_table
 from bot.rules.events import Phase
 from bot.rules.roles import Role
 from bot.rules.state import GameState
-from bot.sandbox import CallbackAnswer, SimGroup, SimMessage, SimUser
-from bot.sandbox.world import Chat
+from sandbox import CallbackAnswer, SimGroup, SimMessage, SimUser
+from sandbox.world import Chat
 
 from .test_hostile import forge
 

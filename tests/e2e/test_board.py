@@ -13,7 +13,7 @@ from bot.demo import Crowd, Table, open_table, play
 from bot.i18n import Texts
 from bot.rules.events import Phase
 from bot.rules.roles import Role
-from bot.sandbox.world import SimMessage
+from sandbox.world import SimMessage
 
 ROLE_NAMES = {lang: [Texts()(lang, f"role.{r.value}") for r in Role] for lang in ("ru", "en")}
 

@@ -26,8 +26,8 @@ from typing import Any
 
 import pytest
 
-from bot.sandbox import CallbackPress, Sandbox, SimMessage, SimUser
 from bot.sender import LATE
+from sandbox import CallbackPress, Sandbox, SimMessage, SimUser
 
 SCALE = 0.02  # one second of game time is 20 ms
 PLAYERS = 8

@@ -28,7 +28,7 @@ from bot.rules.events import (
 )
 from bot.rules.protocol import entry_from_json
 from bot.rules.settings import GameSettings
-from bot.sandbox import SENDING_METHODS
+from sandbox import SENDING_METHODS
 
 SHORT = GameSettings(
     min_players=12,

@@ -18,7 +18,7 @@ import pytest
 from bot.demo import Crowd, Table, open_table, play
 from bot.rules.events import Event, NightStarted, Phase, SpeechStarted, VoteOpened
 from bot.rules.protocol import entry_from_json
-from bot.sandbox import SENDING_METHODS, SimMessage
+from sandbox import SENDING_METHODS, SimMessage
 
 # Every call that lands in the group's own window: new messages, edits, pins, deletions.
 GROUP_CALLS = frozenset(

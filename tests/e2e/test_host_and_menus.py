@@ -10,7 +10,7 @@ from bot.callbacks import SignCb
 from bot.demo import Crowd, Table, open_table, play
 from bot.rules.events import Cause, Phase
 from bot.rules.sanctions import Penalty
-from e2e.test_hostile import forge
+from tests.e2e.test_hostile import forge
 
 
 @pytest.mark.rule("V2")

@@ -9,8 +9,8 @@ from bot.callbacks import PanelCb
 from bot.demo import Table, open_table
 from bot.rules.events import Cause, Phase
 from bot.rules.sanctions import Penalty, VCode
-from bot.sandbox import SimMessage
-from e2e.test_hostile import forge
+from sandbox import SimMessage
+from tests.e2e.test_hostile import forge
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ to the Host privately)."""
 from __future__ import annotations
 
 from bot.demo import open_table
-from bot.sandbox import SimMessage
+from sandbox import SimMessage
 
 
 def asks_for_start(messages: list[SimMessage]) -> list[SimMessage]:

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from rules.test_properties import Watcher
 
 from bot.demo import RIGHTS, Crowd, Table, open_table
 from bot.rules import engine
@@ -59,9 +58,10 @@ from bot.rules.protocol import Entry, entry_from_json
 from bot.rules.roles import Role
 from bot.rules.sanctions import Penalty, VCode
 from bot.rules.state import GameState, evolve, initial_state
-from bot.sandbox import CallbackPress, SimGroup, SimMessage, SimUser
-from bot.sandbox.world import MEDIA_KINDS, Chat
 from bot.service import CURRENT_UPDATE
+from sandbox import CallbackPress, SimGroup, SimMessage, SimUser
+from sandbox.world import MEDIA_KINDS, Chat
+from tests.rules.test_properties import Watcher
 
 SEED = 2026
 UPDATES = 10_000

@@ -34,8 +34,8 @@ from bot.config import Config
 from bot.demo import Crowd, Table, open_table
 from bot.rules.events import Phase
 from bot.rules.roles import Role
-from bot.sandbox import Sandbox
 from bot.web import PageLinks, TournamentPages, serve_pages
+from sandbox import Sandbox
 from tests.e2e.test_tournament import bound_chat, play_tour, register_all, say
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"

@@ -13,7 +13,7 @@ import pytest
 
 from bot.demo import Table, open_table
 from bot.rules.events import Phase
-from bot.sandbox import SimUser
+from sandbox import SimUser
 from tests.e2e.test_tournament import play_tour, register_all
 
 LIMIT = 4096

@@ -16,8 +16,8 @@ import pytest
 
 from bot.demo import Table, open_table
 from bot.rules.events import Phase
-from bot.sandbox.people import SimGroup
-from bot.sandbox.world import SimMessage
+from sandbox.people import SimGroup
+from sandbox.world import SimMessage
 
 UPGRADED = "group chat was upgraded to a supergroup chat"
 

@@ -13,7 +13,7 @@ import pytest
 
 from bot.demo import Table, open_table
 from bot.i18n import Texts
-from bot.sandbox import SimGroup, SimMessage
+from sandbox import SimGroup, SimMessage
 from storage.games import GameStatus
 from tests.e2e.test_authority import tournament_table
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from bot.demo import Table, open_table
-from bot.sandbox import SimUser
 from bot.web import PageLinks, TournamentPages
+from sandbox import SimUser
 from tests.e2e.test_tournament import (
     INVITE,
     bound_chat,

@@ -107,8 +107,8 @@ async def test_an_expelled_observer_stays_out_and_a_tables_link_seats_only_its_r
     """Issue 25 §5: /expel used to unban at once, and the table's invite link had no member
     limit, so the observer came back by the same link. The link now lets in as many as the
     table seats, and the expelled observer is kept out by Telegram for a week."""
-    from bot.sandbox.errors import SimulationError
     from handlers.judge import EXPELLED_DAYS
+    from sandbox.errors import SimulationError
     from tests.e2e.test_authority import tournament_table
 
     async with open_table(12, seed=8, lang="en") as table:

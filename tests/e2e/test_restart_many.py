@@ -1,7 +1,7 @@
 """A restart with many unfinished games: every game is back on its clock (T2) after a
 few reads of the database for all of them, not a few for each (issue 14).
 
-The games are stored as the bot stores them (`bot.bench.fill`, through the service),
+The games are stored as the bot stores them (`bench.fill`, through the service),
 then a bot is built on that database against the sandbox and resumed. The database's
 round trips are counted up to the moment the last game's deadline is armed: the same
 for 3 games as for 9. Read one by one, 500 games kept the last of them off its clock
@@ -19,14 +19,14 @@ import pytest
 from aiogram.client.default import DefaultBotProperties
 from aiogram.enums import ParseMode
 
+from bench.fill import fill
+from bench.players import Tables
 from bot.app import build_app
-from bot.bench.fill import fill
-from bot.bench.players import Tables
 from bot.clock import VirtualClock, VirtualTimers
 from bot.config import Config
 from bot.i18n import Texts
-from bot.sandbox import Sandbox
 from bot.service import TURN
+from sandbox import Sandbox
 from storage.db import Database
 
 

@@ -18,8 +18,8 @@ import pytest
 from bot import service
 from bot.demo import RIGHTS, Table, open_table
 from bot.rules.events import Phase
-from bot.sandbox import SimGroup, SimUser
 from bot.service import COMMIT_RETRIES, TURN
+from sandbox import SimGroup, SimUser
 from storage.db import Work
 from storage.games import GameStatus
 from storage.protocol import NewEvent, StoredEvent

@@ -10,7 +10,7 @@ import pytest
 
 from bot.demo import RIGHTS, open_table
 from bot.rules.settings import GameSettings
-from bot.sandbox import SimGroup
+from sandbox import SimGroup
 from storage.games import GameStatus
 from tests.e2e.test_tournament import register_all, say, told
 

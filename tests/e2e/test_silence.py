@@ -13,7 +13,7 @@ import pytest
 from bot.demo import Table, open_table
 from bot.rules.events import Phase
 from bot.rules.state import GameState
-from bot.sandbox import SimUser
+from sandbox import SimUser
 
 ONLY_HOST = "Only the Host can do that."
 NOT_YOUR_TURN = "It is not your turn."

@@ -11,9 +11,9 @@ import pytest
 from bot.demo import Table
 from bot.rules.events import Phase
 from bot.rules.state import GameState
-from bot.sandbox import SimUser
-from bot.sandbox.schema import FUTURE_KIND
-from bot.sandbox.world import Account
+from sandbox import SimUser
+from sandbox.schema import FUTURE_KIND
+from sandbox.world import Account
 
 NOT_YOUR_TURN = "It is not your turn."
 EYES_OPEN = "wrote in the group at night"  # the Host's V3 report (N5)

@@ -7,8 +7,8 @@ import pytest
 
 from bot.demo import Table, open_table
 from bot.rules.events import Phase
-from bot.sandbox.calllog import SENDING_METHODS
-from bot.sandbox.world import SimMessage
+from sandbox.calllog import SENDING_METHODS
+from sandbox.world import SimMessage
 
 
 def at(phase: Phase, day: int | None = None):  # type: ignore[no-untyped-def]

@@ -17,7 +17,7 @@ import pytest
 from bot.demo import Crowd, Table, open_table, play
 from bot.rules.events import Phase
 from bot.rules.state import GameState
-from bot.sandbox import SimGroup, SimMessage
+from sandbox import SimGroup, SimMessage
 
 EYES_OPEN = "wrote in the group at night"  # the Host's V3 report (N5)
 POINTER = "is played in"  # the answer to a game command outside the game's topic

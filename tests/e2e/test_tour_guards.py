@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.demo import Table, open_table
-from bot.sandbox import SimGroup, SimulationError, SimUser
+from sandbox import SimGroup, SimulationError, SimUser
 from tests.e2e.test_tournament import (
     INVITE,
     RIGHTS,

@@ -13,8 +13,8 @@ import pytest
 from bot.demo import RIGHTS, Crowd, Table, open_table, play
 from bot.rules.roles import Role
 from bot.rules.sheet import sheet
-from bot.sandbox import SimGroup, SimMessage, SimUser
 from bot.tournament.scoring import format_tenths
+from sandbox import SimGroup, SimMessage, SimUser
 
 REGISTRATION = re.compile(r"https://t\.me/\S+\?start=reg_[\w-]+")
 INVITE = re.compile(r"https://t\.me/\+[\w-]+")

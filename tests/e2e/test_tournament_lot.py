@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import pytest
 
 from bot.demo import Table, open_table
-from bot.sandbox import SimUser
 from bot.tournament.standings import StandingsRow
+from sandbox import SimUser
 from tests.e2e.test_tournament import play_tour, register_all, say
 from tests.rules.test_fairness_document import shuffle
 

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from bot.demo import RIGHTS, Crowd, Table, open_table, play
-from bot.sandbox import SimGroup
+from sandbox import SimGroup
 from storage.games import GameStatus
 from storage.tournaments import TournamentStatus
 from tests.e2e.test_tournament import INVITE, bound_chat, register_all, say

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.demo import Table, open_table
-from bot.sandbox import SimMessage
+from sandbox import SimMessage
 
 
 def moscow(moment: float) -> str:

@@ -18,7 +18,7 @@ from bot.clock import SchedulerTimers, WallClock
 from bot.demo import RIGHTS, demo_seed
 from bot.i18n import Texts
 from bot.rules.settings import GameSettings
-from bot.sandbox import Sandbox
+from sandbox import Sandbox
 from storage.db import Database
 
 SCALE = 0.004  # 30 s of game time in 0.12 s

@@ -9,8 +9,8 @@ import pytest
 from bot.callbacks import SanctionCb, WarnCb
 from bot.demo import Table
 from bot.rules.sanctions import Penalty, VCode
-from bot.sandbox import Chat, SimMessage
-from e2e.test_hostile import forge
+from sandbox import Chat, SimMessage
+from tests.e2e.test_hostile import forge
 
 
 def keys(message: SimMessage) -> list[str]:

@@ -24,8 +24,8 @@ from bot.app import run_bot
 from bot.config import Config
 from bot.demo import Crowd, Table, open_table, play
 from bot.rules.events import Phase
-from bot.sandbox import Sandbox
 from bot.webhook import SECRET_HEADER, WEBHOOK_CONNECTIONS
+from sandbox import Sandbox
 from storage.updates import ProcessedRepository
 from tests.e2e.test_robustness import NOT_RECORDED, failing_appends
 

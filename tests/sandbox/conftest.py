@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 from aiogram import Bot
 
-from bot.sandbox import ManualClock, Sandbox
+from sandbox import ManualClock, Sandbox
 
 
 @pytest.fixture

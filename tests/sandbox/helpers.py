@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 from aiogram import Bot, Dispatcher
 
-from bot.sandbox import Sandbox
+from sandbox import Sandbox
 
 
 @asynccontextmanager

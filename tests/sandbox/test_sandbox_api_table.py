@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bot.sandbox.make_api_table import TABLE_PATH, build_table, main
-from bot.sandbox.schema import ApiSchema
+from sandbox.make_api_table import TABLE_PATH, build_table, main
+from sandbox.schema import ApiSchema
 
 SPEC = {
     "version": "Bot API 0.1",

@@ -23,7 +23,7 @@ from aiogram.types import (
     WebAppInfo,
 )
 
-from bot.sandbox import ManualClock, RateLimits, Sandbox, SimulationError, Window
+from sandbox import ManualClock, RateLimits, Sandbox, SimulationError, Window
 
 
 def keyboard(*labels: str) -> InlineKeyboardMarkup:

@@ -13,7 +13,7 @@ import pytest
 from aiogram import Bot
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.sandbox import Sandbox
+from sandbox import Sandbox
 
 
 @pytest.fixture
@@ -90,7 +90,7 @@ async def test_the_standalone_process_serves_any_well_formed_token(
     http: aiohttp.ClientSession,
 ) -> None:
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot.sandbox", "--port", "0", "--bot-username", "other_bot",
+        sys.executable, "-m", "sandbox", "--port", "0", "--bot-username", "other_bot",
         stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     try:

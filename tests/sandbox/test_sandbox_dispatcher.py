@@ -7,7 +7,7 @@ from aiogram import Bot, Dispatcher, F, Router
 from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
 
-from bot.sandbox import Sandbox, SettleTimeout
+from sandbox import Sandbox, SettleTimeout
 
 from .helpers import polling
 

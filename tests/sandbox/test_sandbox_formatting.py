@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from bot.sandbox.errors import ApiError
-from bot.sandbox.formatting import FormattedText, format_text
+from sandbox.errors import ApiError
+from sandbox.formatting import FormattedText, format_text
 
 
 def formatted(text: str, mode: str | None = "HTML", **kwargs: Any) -> FormattedText:

@@ -9,7 +9,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from bot.sandbox import Sandbox
+from sandbox import Sandbox
 
 
 @pytest.fixture

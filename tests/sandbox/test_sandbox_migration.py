@@ -16,7 +16,7 @@ from aiogram.exceptions import TelegramBadRequest, TelegramMigrateToChat
 from aiogram.types import ChatPermissions, Update
 from aiohttp import ClientSession
 
-from bot.sandbox import Sandbox, SimulationError
+from sandbox import Sandbox, SimulationError
 
 UPGRADED = "Bad Request: group chat was upgraded to a supergroup chat"
 

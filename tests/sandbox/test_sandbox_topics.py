@@ -7,7 +7,7 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.types import Update
 
-from bot.sandbox import Sandbox, SimulationError
+from sandbox import Sandbox, SimulationError
 
 CHANNEL = {"id": -1_002_000_000_001, "type": "channel", "title": "Club news"}
 

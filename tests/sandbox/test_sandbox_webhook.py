@@ -13,7 +13,7 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramBadRequest, TelegramConflictError
 from aiohttp import web
 
-from bot.sandbox import ManualClock, Sandbox
+from sandbox import ManualClock, Sandbox
 
 
 @pytest.fixture

@@ -18,12 +18,12 @@ Start), and lets a test act as the people on the other side.
     assert club.visible_messages()[-1].text.startswith("Lobby")
 """
 
-from bot.sandbox.calllog import SENDING_METHODS, CallRecord
-from bot.sandbox.errors import ApiError, SettleTimeout, SimulationError
-from bot.sandbox.people import SimGroup, SimUser
-from bot.sandbox.ratelimit import ManualClock, RateLimits, Window
-from bot.sandbox.server import Sandbox
-from bot.sandbox.world import (
+from sandbox.calllog import SENDING_METHODS, CallRecord
+from sandbox.errors import ApiError, SettleTimeout, SimulationError
+from sandbox.people import SimGroup, SimUser
+from sandbox.ratelimit import ManualClock, RateLimits, Window
+from sandbox.server import Sandbox
+from sandbox.world import (
     Account,
     AdminRights,
     Button,

@@ -26,14 +26,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.sandbox import SENDING_METHODS, CallRecord, Sandbox
-from bot.sandbox.ratelimit import LIMITED_METHODS
-from bot.sandbox.updates import UpdateQueue
 from bot.timings import percentile
+from sandbox import SENDING_METHODS, CallRecord, Sandbox
+from sandbox.ratelimit import LIMITED_METHODS
+from sandbox.updates import UpdateQueue
 
 Key = tuple[Any, ...]
 
-# Telegram's flood limits, as the sandbox models them (bot.sandbox.ratelimit): a chat's
+# Telegram's flood limits, as the sandbox models them (sandbox.ratelimit): a chat's
 # window counts new messages and edits, the overall one new messages. Per chat they
 # scale with the game's timers; the overall one does not, because the benchmark's
 # wall-clock rate is the rate a club of that many real-time games would produce.

@@ -7,7 +7,7 @@ where a copy of the specification happens to live. This script rebuilds that tab
 the Bot API's documentation scraped into JSON (methods and types with their fields), when
 Telegram publishes a new version of the API:
 
-    python -m bot.sandbox.make_api_table path/to/api.json
+    python -m sandbox.make_api_table path/to/api.json
 
 The table keeps, for every method, its parameters with their types and whether they are
 required, and what it returns; for every type, its fields the same way, or the subtypes

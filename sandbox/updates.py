@@ -7,7 +7,7 @@ while one is waiting ends the first with 409 Conflict, which is how Telegram rep
 copies of a bot running at once. Tests rely on the same behaviour to know when the bot
 has taken everything in (see `Sandbox.settle`).
 
-While a webhook is set (`bot.sandbox.webhook`), getUpdates is refused with 409 Conflict,
+While a webhook is set (`sandbox.webhook`), getUpdates is refused with 409 Conflict,
 as Telegram does, and the updates wait here for delivery instead.
 """
 
@@ -17,10 +17,10 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from bot.sandbox.errors import ApiError
+from sandbox.errors import ApiError
 
 if TYPE_CHECKING:
-    from bot.sandbox.webhook import Webhook
+    from sandbox.webhook import Webhook
 
 # Kinds Telegram sends only when the bot lists them in allowed_updates.
 OPT_IN_KINDS = frozenset({"chat_member", "message_reaction", "message_reaction_count"})

@@ -16,7 +16,7 @@ import math
 from collections import deque
 from dataclasses import dataclass, field
 
-from bot.sandbox.calllog import SENDING_METHODS
+from sandbox.calllog import SENDING_METHODS
 
 # What the flood limits count: new messages, and (in their chat) edits of messages.
 LIMITED_METHODS = SENDING_METHODS | {

@@ -20,12 +20,12 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from bot.sandbox.errors import ApiError
-from bot.sandbox.formatting import FormattedText, check_length, format_text
-from bot.sandbox.parse_modes import checked_link
-from bot.sandbox.schema import UploadedFile
-from bot.sandbox.webhook import checked_webhook
-from bot.sandbox.world import (
+from sandbox.errors import ApiError
+from sandbox.formatting import FormattedText, check_length, format_text
+from sandbox.parse_modes import checked_link
+from sandbox.schema import UploadedFile
+from sandbox.webhook import checked_webhook
+from sandbox.world import (
     Account,
     AdminRights,
     CallbackAnswer,
@@ -93,7 +93,7 @@ class BotApi:
 
     def __init__(self, world: World, *, local_mode: bool = False):
         self.world = world
-        self.local_mode = local_mode  # a `--local` Bot API server: see bot.sandbox.webhook
+        self.local_mode = local_mode  # a `--local` Bot API server: see sandbox.webhook
         self.handlers: dict[str, Callable[[Params], Any]] = {
             "getMe": self.get_me,
             "logOut": self.always_true,

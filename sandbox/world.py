@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
-from bot.sandbox.updates import UpdateQueue
+from sandbox.updates import UpdateQueue
 
 Clock = Callable[[], float]
 Status = Literal["creator", "administrator", "member", "restricted", "left", "kicked"]

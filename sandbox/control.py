@@ -40,13 +40,13 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from bot.sandbox.errors import SettleTimeout, SimulationError
-from bot.sandbox.schema import UploadedFile
-from bot.sandbox.world import CallbackAnswer, CallbackPress, SimMessage
+from sandbox.errors import SettleTimeout, SimulationError
+from sandbox.schema import UploadedFile
+from sandbox.world import CallbackAnswer, CallbackPress, SimMessage
 
 if TYPE_CHECKING:
-    from bot.sandbox.people import SimUser
-    from bot.sandbox.server import Sandbox
+    from sandbox.people import SimUser
+    from sandbox.server import Sandbox
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Action = Callable[[dict[str, Any]], Awaitable[Any]]

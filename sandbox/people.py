@@ -19,9 +19,9 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from bot.sandbox.errors import SimulationError
-from bot.sandbox.formatting import FormattedText
-from bot.sandbox.world import (
+from sandbox.errors import SimulationError
+from sandbox.formatting import FormattedText
+from sandbox.world import (
     ANONYMOUS_ADMIN_ID,
     CHANNEL_BOT_ID,
     MEDIA_KINDS,

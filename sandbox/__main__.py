@@ -1,9 +1,9 @@
-"""`python -m bot.sandbox --port 8081`: the sandbox as its own process.
+"""`python -m sandbox --port 8081`: the sandbox as its own process.
 
 For running the bot as a separate process against a simulated Telegram (the demo, an
 end-to-end test that starts `python -m bot run`): the Bot API is served for any token
 of Telegram's shape, and the test drives people through the control API (`/_sandbox/`,
-see `bot.sandbox.control`). `--port 0` picks a free port. The first line on standard
+see `sandbox.control`). `--port 0` picks a free port. The first line on standard
 error names the address once the socket accepts connections, so a parent process can
 wait for it instead of polling. Stop it with Ctrl-C or SIGTERM.
 """
@@ -16,11 +16,11 @@ import sys
 
 from aiohttp import web
 
-from bot.sandbox.server import Sandbox
+from sandbox.server import Sandbox
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m bot.sandbox", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m sandbox", description=__doc__)
     add = parser.add_argument
     add("--host", default="127.0.0.1")
     add("--port", type=int, default=8081, help="0 picks a free port")

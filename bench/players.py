@@ -25,11 +25,11 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bot.bench.probe import Probe
-from bot.sandbox import CallRecord, Sandbox, SimGroup, SimMessage, SimulationError, SimUser
+from bench.probe import Probe
+from sandbox import CallRecord, Sandbox, SimGroup, SimMessage, SimulationError, SimUser
 
 if TYPE_CHECKING:
-    from bot.bench.fill import Filled
+    from bench.fill import Filled
 
 RIGHTS = {
     "can_delete_messages": True,

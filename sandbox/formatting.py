@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.sandbox.errors import ApiError
-from bot.sandbox.parse_modes import (
+from sandbox.errors import ApiError
+from sandbox.parse_modes import (
     PARSE_MODES,
     Entity,
     EntityParseError,

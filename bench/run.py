@@ -18,15 +18,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.fill import Filled, fill
+from bench.players import GameLoad, Tables, UpdateStream
+from bench.probe import Probe, Window
+from bench.procs import BotProcess, cpu_seconds
 from bot import timings
-from bot.bench.fill import Filled, fill
-from bot.bench.players import GameLoad, Tables, UpdateStream
-from bot.bench.probe import Probe, Window
-from bot.bench.procs import BotProcess, cpu_seconds
 from bot.config import Config, GameSection
 from bot.rules.settings import TIMER_FIELDS, GameSettings
 from bot.runtime import STOCK
-from bot.sandbox import SENDING_METHODS, CallRecord, Sandbox
+from sandbox import SENDING_METHODS, CallRecord, Sandbox
 
 # Every timer of the config's [game] section: the game's own, and the warning before a
 # turn ends.
@@ -174,7 +174,7 @@ async def ask_timings(bot: BotProcess, within: float = 10.0) -> dict[str, timing
 
 
 def bare_bot(opts: argparse.Namespace, sandbox: Sandbox) -> BotProcess:
-    args = ["-m", "bot.bench.bare", "--api-server", sandbox.base_url, "--token", sandbox.token]
+    args = ["-m", "bench.bare", "--api-server", sandbox.base_url, "--token", sandbox.token]
     return BotProcess("the bare bot", args, cpu=opts.bot_cpu)
 
 

@@ -26,8 +26,8 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
-from bot.sandbox.errors import ApiError
-from bot.sandbox.updates import UpdateQueue
+from sandbox.errors import ApiError
+from sandbox.updates import UpdateQueue
 
 log = logging.getLogger(__name__)
 

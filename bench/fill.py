@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from bot.bench.players import Seating, Tables
+from bench.players import Seating, Tables
 from bot.clock import VirtualClock, VirtualTimers, WallClock
 from bot.i18n import Texts
 from bot.render import Outgoing, Post
@@ -25,9 +25,9 @@ from bot.rules.actions import Pass
 from bot.rules.roles import Role
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
-from bot.sandbox import Sandbox
 from bot.sender import GAME, Delivery, Remembered, Sender, Ticker, markup
 from bot.service import GameService
+from sandbox import Sandbox
 from storage.chats import ChatType
 from storage.db import Database
 from storage.repositories import Repositories

@@ -1,4 +1,4 @@
-"""`python -m bot.bench` (`make bench`): the bot under the load of many games, measured.
+"""`python -m bench` (`make bench`): the bot under the load of many games, measured.
 
 The sandbox Bot API and the simulated players run in this process, on one CPU; the bot
 (`python -m bot run`, with a generated config that points it at the sandbox and keeps
@@ -11,7 +11,7 @@ its database in a temporary folder) runs as its own process on the other CPU. Ph
    tables), then with more and more tables until p99 passes `--p99-limit` in two steps
    in a row; in the window at `--games`, the bot times where each press's time goes
    (`bot.timings`: lock wait, state, engine, render, commit, send);
-3. bare: a bare aiogram bot (`bot.bench.bare`) under the same rate and mix of updates,
+3. bare: a bare aiogram bot (`bench.bare`) under the same rate and mix of updates,
    then faster and faster until its p99 passes the limit likewise: the framework's floor;
 4. restart: `--restart-games` unfinished games stored, the bot started on them and timed
    until it logs "resumed N running games", then those games played for a while.
@@ -19,7 +19,7 @@ its database in a temporary folder) runs as its own process on the other CPU. Ph
 Phases 2 to 4 run `--repeat` times (3 by default), interleaved, so the bot and the bare
 bot see the machine in the same state. Every round's figures are printed, each beside its
 target and its baseline, then a summary: each figure's median over the rounds and its
-spread (lowest to highest), the verdict taken on the median. `python -m bot.bench --help`
+spread (lowest to highest), the verdict taken on the median. `python -m bench --help`
 lists the knobs; the defaults take 20 to 27 minutes (one round, `--repeat 1`, 7 to 9).
 """
 
@@ -39,10 +39,10 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bench import run as phases
+from bench.probe import OVERALL_WINDOW, Window
+from bench.procs import pin_to
 from bot import timings
-from bot.bench import run as phases
-from bot.bench.probe import OVERALL_WINDOW, Window
-from bot.bench.procs import pin_to
 from bot.timings import percentile
 
 PHASES = ("pace", "games", "bare", "restart")
@@ -54,7 +54,7 @@ def _floats(text: str) -> list[float]:
 
 def arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="python -m bot.bench",
+        prog="python -m bench",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

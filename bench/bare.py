@@ -1,6 +1,6 @@
 """The framework's floor: an aiogram bot that only answers each update.
 
-`python -m bot.bench.bare --api-server URL --token TOKEN` polls like `python -m bot run`
+`python -m bench.bare --api-server URL --token TOKEN` polls like `python -m bot run`
 (aiogram's `start_polling` with its defaults, the same session class and logging set-up)
 and does the least a bot can do for each update: a text reply to every message, an
 answer to every callback query. The benchmark runs it under the same load as the real
@@ -43,7 +43,7 @@ async def serve(api_server: str, token: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bot.bench.bare", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m bench.bare", description=__doc__)
     parser.add_argument("--api-server", required=True)
     parser.add_argument("--token", required=True)
     args = parser.parse_args(argv)

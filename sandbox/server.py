@@ -7,7 +7,7 @@ server instead, through aiogram's ordinary session. `Sandbox` owns the simulated
 inject 429s, and tells a test when the bot has finished reacting (`settle`).
 
 It runs inside a test's event loop (`await sandbox.start()`, port chosen by the OS) or
-as its own process (`python -m bot.sandbox`), where the JSON control API under
+as its own process (`python -m sandbox`), where the JSON control API under
 `/_sandbox/` lets a test in another process drive it.
 """
 
@@ -25,15 +25,15 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from bot.sandbox.botapi import BotApi
-from bot.sandbox.calllog import SENDING_METHODS, CallRecord
-from bot.sandbox.control import control_routes
-from bot.sandbox.errors import ApiError, SettleTimeout, SimulationError
-from bot.sandbox.people import SimGroup, SimUser
-from bot.sandbox.ratelimit import LIMITED_METHODS, RateLimiter, RateLimits
-from bot.sandbox.schema import ApiSchema, MethodSpec, UploadedFile
-from bot.sandbox.webhook import WebhookDelivery
-from bot.sandbox.world import Account, Chat, Clock, Group, PrivateChat, ScopeKey, SimMessage, World
+from sandbox.botapi import BotApi
+from sandbox.calllog import SENDING_METHODS, CallRecord
+from sandbox.control import control_routes
+from sandbox.errors import ApiError, SettleTimeout, SimulationError
+from sandbox.people import SimGroup, SimUser
+from sandbox.ratelimit import LIMITED_METHODS, RateLimiter, RateLimits
+from sandbox.schema import ApiSchema, MethodSpec, UploadedFile
+from sandbox.webhook import WebhookDelivery
+from sandbox.world import Account, Chat, Clock, Group, PrivateChat, ScopeKey, SimMessage, World
 
 if TYPE_CHECKING:
     from aiogram import Bot
