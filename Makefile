@@ -52,6 +52,7 @@ demo: $(RUN_STAMP)
 
 lint: $(DEV_STAMP)
 	$(PY) -m ruff check bot handlers storage sandbox bench tests
+	$(PY) -m ruff format --check bot handlers storage sandbox bench tests
 	$(PY) -m mypy
 
 # The rules core's coverage is measured on its own tests: tracing every line of the whole

@@ -572,9 +572,7 @@ class Sender:
         goes to the group's General, and so does the rest of the game."""
         thread = await self.thread_of(game_id, chat_id)
         try:
-            return await self.bot.send_message(
-                chat_id=chat_id, message_thread_id=thread, **fields
-            )
+            return await self.bot.send_message(chat_id=chat_id, message_thread_id=thread, **fields)
         except TelegramBadRequest as error:
             if thread is None or "thread not found" not in error.message:
                 raise

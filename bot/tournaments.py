@@ -592,9 +592,7 @@ class TournamentService:
             if table.chat_id is None:
                 continue  # nobody was invited to it yet
             lang = await self.games.chat_lang(table.chat_id)
-            text = self.games.t(
-                lang, "groups.void_chat", tour=tour, table=table_number(table.code)
-            )
+            text = self.games.t(lang, "groups.void_chat", tour=tour, table=table_number(table.code))
             posts.append(Post(table.chat_id, text))
             for user_id in table.players:
                 lang = await self.games.user_lang(user_id)

@@ -42,9 +42,7 @@ CHAT_GONE = ("chat not found", "group chat was deactivated", "user is deactivate
 LOGGED = 10_000
 
 
-async def not_recorded(
-    event: ErrorEvent, service: GameService, redelivery: bool = False
-) -> None:
+async def not_recorded(event: ErrorEvent, service: GameService, redelivery: bool = False) -> None:
     """What failed to store was not done. In webhook mode the update is answered 500 and
     Telegram delivers it again, so it is done once storage is back, and the person is told
     nothing now (a "try again" would make them do it twice). Long polling has no second

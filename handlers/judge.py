@@ -937,7 +937,9 @@ async def replace_player(
     if group.chat_id is not None:
         with contextlib.suppress(TelegramAPIError):  # the bot lost the chat: no link then
             invite = await bot.create_chat_invite_link(
-                group.chat_id, name=group.code[:32], member_limit=1  # the substitute's own
+                group.chat_id,
+                name=group.code[:32],
+                member_limit=1,  # the substitute's own
             )
             link = invite.invite_link
             await tournaments.keep_invite(group.code, group.chat_id, link)

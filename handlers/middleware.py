@@ -237,7 +237,6 @@ class ThrottleCommands(BaseMiddleware):
             log.warning("commands over budget dropped: %d so far", self.dropped)
         return None
 
-
     async def _bot_administers(self, bot: Bot, chat_id: int, now: float) -> bool:
         known = self._administers.get(chat_id)
         if known is not None and now - known[1] < RIGHTS_KEPT:

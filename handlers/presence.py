@@ -41,9 +41,7 @@ class Presence:
         # message tell the same departure twice.
         self.told_left: LRU[tuple[int, int], bool] = LRU(TOLD_KEPT)
 
-    async def member_left(
-        self, update: ChatMemberUpdated, bot: Bot, service: GameService
-    ) -> None:
+    async def member_left(self, update: ChatMemberUpdated, bot: Bot, service: GameService) -> None:
         await self._left(update.chat.id, update.chat.title, update.new_chat_member.user, bot,
                          service)  # fmt: skip
 

@@ -274,9 +274,7 @@ class BotApi:
             raise ApiError.bad_request("message thread not found")
         return int(thread)
 
-    def _placed(
-        self, params: Params, chat: Chat
-    ) -> tuple[int | None, SimMessage | None]:
+    def _placed(self, params: Params, chat: Chat) -> tuple[int | None, SimMessage | None]:
         """Where a new message goes: its topic, and what it replies to (in a topic, the
         topic's first message unless it replies to another, as Telegram shows it)."""
         thread = self._thread(params, chat)

@@ -156,9 +156,7 @@ class _Control:
                 raise ValueError("a basic group has no @username")
             group = self.sandbox.add_group(body["title"], owner)
         elif kind == "supergroup":
-            group = self.sandbox.add_supergroup(
-                body["title"], owner, username=body.get("username")
-            )
+            group = self.sandbox.add_supergroup(body["title"], owner, username=body.get("username"))
         else:
             raise ValueError(f"a group is of type 'group' or 'supergroup', not {kind!r}")
         return web.json_response(group.describe())

@@ -46,9 +46,7 @@ _INVITE = re.compile(r"(?:https?://)?t\.me/(?:\+|joinchat/)([\w-]+)")
 _BOT_LINK = re.compile(r"(?:https?://)?t\.me/(\w+)")
 _START_PAYLOAD = re.compile(r"[A-Za-z0-9_-]{1,64}")
 # Who `from` names in a message sent on behalf of a chat (Bot API: "a fake sender user").
-ANONYMOUS_ADMIN = Account(
-    ANONYMOUS_ADMIN_ID, "Group", username="GroupAnonymousBot", is_bot=True
-)
+ANONYMOUS_ADMIN = Account(ANONYMOUS_ADMIN_ID, "Group", username="GroupAnonymousBot", is_bot=True)
 CHANNEL_BOT = Account(CHANNEL_BOT_ID, "Channel", username="Channel_Bot", is_bot=True)
 SERVICE_ACCOUNT = Account(SERVICE_ACCOUNT_ID, "Telegram")
 

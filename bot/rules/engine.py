@@ -330,9 +330,7 @@ def _resume(turn: _Turn, _action: Resume) -> None:
     state = turn.state
     if state.paused_remaining is None:
         raise NotPaused("the game is not paused")
-    turn.emit(
-        Resumed(deadline=turn.now + state.paused_remaining, remaining=state.paused_remaining)
-    )
+    turn.emit(Resumed(deadline=turn.now + state.paused_remaining, remaining=state.paused_remaining))
 
 
 def _extend(turn: _Turn, action: Extend) -> None:

@@ -63,9 +63,7 @@ def public_entries(entries: Iterable[Entry], game_over: bool) -> list[dict[str, 
     the votes when the vote closes and the result at the game's end (issue 25).
     """
     entries = list(entries)
-    closed = max(
-        (i for i, e in enumerate(entries) if isinstance(e.event, VoteClosed)), default=-1
-    )
+    closed = max((i for i, e in enumerate(entries) if isinstance(e.event, VoteClosed)), default=-1)
     result = []
     for index, entry in enumerate(entries):
         data = entry_to_json(entry)

@@ -29,7 +29,7 @@ DEFAULT_TIE_BREAK = "wins,bonus_wins,commissioner_wins,fewer_sanctions,lot"
 
 
 def parse_tie_break(text: str) -> tuple[str, ...]:
-    """"wins,head_to_head" -> ("wins", "head_to_head", "lot"): known criteria, each once;
+    """ "wins,head_to_head" -> ("wins", "head_to_head", "lot"): known criteria, each once;
     the lot is always last (added if left out). "none" -> (): no tie-break, shared prize
     places are the Judge's to decide (7.1). Anything else raises `BadSettings`."""
     if text.strip() == "none":

@@ -58,9 +58,7 @@ def test_the_image_copies_neither_the_sandbox_nor_the_benchmark() -> None:
 
 
 @pytest.mark.parametrize("command", ["demo", "run"])
-def test_the_installed_bot_says_its_demo_needs_the_checkout(
-    tmp_path: Path, command: str
-) -> None:
+def test_the_installed_bot_says_its_demo_needs_the_checkout(tmp_path: Path, command: str) -> None:
     # Outside the checkout only the installed packages are importable, as in the image.
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MAFIA_BOT_TOKEN")}
     done = subprocess.run(

@@ -203,9 +203,7 @@ async def test_a_private_command_in_a_group_points_to_the_private_chat(
             answer = table.group.messages()[-1]
             assert answer.sender.is_bot and answer.content == TO_PRIVATE[lang], answer.content
             links = [e for e in answer.entities if e["type"] == "text_link"]
-            assert [link["url"] for link in links] == [
-                f"https://t.me/{table.sandbox.bot.username}"
-            ]
+            assert [link["url"] for link in links] == [f"https://t.me/{table.sandbox.bot.username}"]
             assert not sent.deleted  # no game: nothing to keep quiet
         assert await table.app.service.repos.tournaments.get(1) is None  # nothing was done
         table.sandbox.assert_no_bot_errors()

@@ -10,11 +10,7 @@ from sandbox import SimMessage
 
 def asks_for_start(messages: list[SimMessage]) -> list[SimMessage]:
     return [
-        m
-        for m in messages
-        for row in m.buttons()
-        for b in row
-        if b.url and "?start=host" in b.url
+        m for m in messages for row in m.buttons() for b in row if b.url and "?start=host" in b.url
     ]
 
 

@@ -139,9 +139,7 @@ async def test_a_lobby_in_a_group_upgraded_is_posted_again_and_keeps_filling(
 ) -> None:
     table = club
     await table.gather(table.people[:5])
-    old_lobby = next(
-        m for m in reversed(table.group.messages()) if m.from_bot and m.reply_markup
-    )
+    old_lobby = next(m for m in reversed(table.group.messages()) if m.from_bot and m.reply_markup)
 
     old, new = upgrade(table)
     await table.settle()

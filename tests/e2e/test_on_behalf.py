@@ -181,4 +181,3 @@ async def test_a_running_game_is_not_stopped_on_behalf_of_a_chat(table: Table) -
 def test_the_refusal_is_written_in_russian_first() -> None:
     text = Texts("ru")("ru", "common.on_behalf")
     assert "от своего имени" in text and "анонимн" in text
-

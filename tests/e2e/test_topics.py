@@ -126,8 +126,7 @@ async def test_N5_speech_in_another_topic_at_night_is_neither_deleted_nor_report
 
 
 @pytest.mark.rule("D10")
-async def test_D10_a_game_command_in_another_topic_points_to_the_game_and_changes_nothing(
-) -> None:
+async def test_D10_a_game_command_in_another_topic_points_to_the_game_and_changes_nothing() -> None:
     async with open_table(12, seed=5, lang="en") as table:
         game_topic, chat_topic = await topic_table(table)
         state = table.state
