@@ -112,8 +112,11 @@ def test_the_deal_renders_a_pinned_seating_and_protected_cards(lang: str) -> Non
     pinned = [o for o in out if isinstance(o, Post) and o.pin]
     assert len(pinned) == 1 and state.commitment in pinned[0].text
     assert "<b>P" not in pinned[0].text and "&lt;b&gt;P" in pinned[0].text  # nicks escaped
-    cards = [o for o in out if isinstance(o, Post) and o.chat_id > 0]
-    assert len(cards) == 12 and all(c.protect for c in cards)
+    cards = [o for o in out if isinstance(o, Post) and o.chat_id > 0 and o.protect]
+    assert len(cards) == 12
+    # Beside the cards, one private notice: the second speaker hears they speak next.
+    notices = [o for o in out if isinstance(o, Post) and o.chat_id > 0 and not o.protect]
+    assert len(notices) == 1
     turn = [o for o in out if isinstance(o, Post) and o.remember == "turn"]
     assert len(turn) == 1 and turn[0].keyboard is not None
 
@@ -135,4 +138,7 @@ def test_a_nomination_edits_the_turn_message_instead_of_posting() -> None:
     assert [type(o) for o in out] == [Edit]
     state, events = apply(state, Pass(state.speaker), now)
     after = render(events, state, Audience(7, -1001, "en"), Texts())
-    assert [type(o) for o in after] == [Unkey, Post]  # the ended turn's buttons go
+    # The ended turn's buttons go, the next turn is posted, and the one after it hears
+    # privately that they speak next (issue 22 §3).
+    assert [type(o) for o in after] == [Unkey, Post, Post]
+    assert sorted(o.chat_id > 0 for o in after if isinstance(o, Post)) == [False, True]
