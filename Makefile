@@ -57,9 +57,11 @@ lint: $(DEV_STAMP)
 
 # The rules core's coverage is measured on its own tests: tracing every line of the whole
 # games as well would make the suite half as slow again, and they add nothing to it.
+# The whole games take from 1 to 80 s each: a worker left idle takes tests from the other's
+# queue (worksteal), so neither waits alone at the end behind a long one.
 test: lint browser
 	$(PY) -m pytest -n 2 tests/rules --cov --cov-report=term
-	$(PY) -m pytest -n 2 --ignore=tests/rules
+	$(PY) -m pytest -n 2 --dist worksteal --ignore=tests/rules
 
 # The live page's test drives the system's Chromium through its chromedriver (never a
 # browser of its own download). Installed here with apt-get where that works (root, or
