@@ -1,4 +1,4 @@
-"""Hostile input: ten thousand generated updates thrown at running games.
+"""Hostile input: five thousand generated updates thrown at running games.
 
 A seeded generator (the same seed sends the same updates) plays the worst of Telegram
 at the bot while games run: forged and random callback data, commands with missing,
@@ -64,7 +64,9 @@ from sandbox.world import MEDIA_KINDS, Chat
 from tests.rules.test_properties import Watcher
 
 SEED = 2026
-UPDATES = 10_000
+# Five thousand, no longer ten: ten thousand took 80 s, a seventh of the suite's ten
+# minutes on two cores, and every update kind is still drawn hundreds of times.
+UPDATES = 5_000
 BOT = "mafia_table_bot"
 # People named in markup, an entity and a right-to-left override.
 HOSTILE_NICKS = ("<b>x</b>", "&amp;", "\u202eevil", "</a><i>")
@@ -642,8 +644,8 @@ async def hostile_table(seed: int) -> AsyncIterator[Table]:
         yield table
 
 
-@pytest.mark.heavy(85)
-async def test_ten_thousand_hostile_updates_break_nothing(
+@pytest.mark.heavy(45)
+async def test_five_thousand_hostile_updates_break_nothing(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     referee = Referee()
@@ -681,9 +683,9 @@ async def test_ten_thousand_hostile_updates_break_nothing(
             (0.04, hostile.elsewhere),
             (0.10, hostile.progress),
         ]
-        # Ten thousand updates, and at least three whole games among them: how far the
+        # Five thousand updates, and at least three whole games among them: how far the
         # games get in those updates depends on how the crowd's turns and the windows
-        # interleave, so past ten thousand only the game goes on, until the third ends.
+        # interleave, so past five thousand only the game goes on, until the third ends.
         while len(hostile.senders) < UPDATES or hostile.finished < 3:
             count = len(hostile.senders)
             assert count < 2 * UPDATES, f"the games stalled: {hostile.tally}"
