@@ -65,7 +65,7 @@ from tests.rules.test_properties import Watcher
 
 SEED = 2026
 # Five thousand, no longer ten: ten thousand took 80 s, a seventh of the suite's ten
-# minutes on two cores, and every update kind is still drawn hundreds of times.
+# minutes on two cores, and the rarest kind of update is still drawn about a hundred times.
 UPDATES = 5_000
 BOT = "mafia_table_bot"
 # People named in markup, an entity and a right-to-left override.
