@@ -31,7 +31,7 @@ from handlers.args import SEAT, SECONDS, USERNAME, Arg, Word, replied_member, ta
 from handlers.commands import HOST_ONLY
 from handlers.filters import IN_GROUP
 from handlers.lobby import admin_takes_over, ask_host_to_start, is_member, kick
-from storage.games import GameStatus
+from storage.games import Game, GameStatus
 from storage.nicks import profile_name
 from storage.tournaments import TournamentStatus
 
@@ -258,6 +258,18 @@ async def _proposal(
     return text, keyboard
 
 
+async def _hosted(
+    query: CallbackQuery, service: GameService, lang: str, game_id: int
+) -> Game | None:
+    """The game a Host's button is for, if whoever pressed it hosts it; anyone else (a
+    forged or forwarded press) is told it is the Host's, and gets None."""
+    game = await service.repos.games.get(game_id)
+    if game is None or game.host_user_id != query.from_user.id:
+        await query.answer(service.t(lang, "host.only_host"), show_alert=True)
+        return None
+    return game
+
+
 async def pick_violation(
     query: CallbackQuery,
     callback_data: WarnCb,
@@ -266,9 +278,8 @@ async def pick_violation(
     lang: str,
 ) -> None:
     """A violation picked from a `/warn N` list: the same message becomes the proposal."""
-    game = await service.repos.games.get(callback_data.game)
-    if game is None or game.host_user_id != query.from_user.id:
-        await query.answer(service.t(lang, "host.only_host"), show_alert=True)
+    game = await _hosted(query, service, lang, callback_data.game)
+    if game is None:
         return
     state = await service.state(game.game_id)
     if game.status is not GameStatus.RUNNING or state is None or state.finished:
@@ -408,9 +419,8 @@ async def confirm_sanction(
     tournaments: TournamentService,
     lang: str,
 ) -> None:
-    game = await service.repos.games.get(callback_data.game)
-    if game is None or game.host_user_id != query.from_user.id:
-        await query.answer(service.t(lang, "host.only_host"), show_alert=True)
+    game = await _hosted(query, service, lang, callback_data.game)
+    if game is None:
         return
     # The panel's picker, if the proposal came from it, is done either way.
     picked = service.panels.picking(game.game_id) is not None
@@ -563,9 +573,8 @@ async def sign(
     tournaments: TournamentService,
     lang: str,
 ) -> None:
-    game = await service.repos.games.get(callback_data.game)
-    if game is None or game.host_user_id != query.from_user.id:
-        await query.answer(service.t(lang, "host.only_host"), show_alert=True)
+    game = await _hosted(query, service, lang, callback_data.game)
+    if game is None:
         return
     # T3: only an ended game has a sheet; a forged press before the end is told so.
     refusal = {
