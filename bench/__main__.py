@@ -110,7 +110,10 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
     add(
         "--stock-runtime",
         action="store_true",
-        help="run the bot without bot.runtime's savings (uvloop, orjson, kept models, frozen GC)",
+        help=(
+            "run the bot without bot.delivery.runtime's savings"
+            " (uvloop, orjson, kept models, frozen GC)"
+        ),
     )
     opts = parser.parse_args(argv)
     opts.phases = [p.strip() for p in opts.phases.split(",") if p.strip()]
@@ -205,8 +208,12 @@ def header(opts: argparse.Namespace) -> None:
         f"Mafia Table benchmark: {os.cpu_count()} CPUs ({where}); Python "
         f"{platform.python_version()}, aiogram {aiogram.__version__}, pydantic "
         f"{pydantic.VERSION}, SQLite {sqlite3.sqlite_version}; the bot's runtime: "
-        f"{'stock (--stock-runtime)' if opts.stock_runtime else 'bot.runtime (uvloop, orjson)'}"
-        "; the bare bot: stock aiogram"
+        + (
+            "stock (--stock-runtime)"
+            if opts.stock_runtime
+            else "bot.delivery.runtime (uvloop, orjson)"
+        )
+        + "; the bare bot: stock aiogram"
     )
 
 

@@ -18,15 +18,15 @@ from pathlib import Path
 from typing import Any, cast
 
 from bench.players import Seating, Tables
-from bot.clock import VirtualClock, VirtualTimers, WallClock
-from bot.i18n import Texts
-from bot.render import Outgoing, Post
+from bot.delivery.sender import GAME, Delivery, Remembered, Sender, Ticker, markup
 from bot.rules.actions import Pass
 from bot.rules.roles import Role
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
-from bot.sender import GAME, Delivery, Remembered, Sender, Ticker, markup
 from bot.service import GameService
+from bot.services.clock import VirtualClock, VirtualTimers, WallClock
+from bot.views.i18n import Texts
+from bot.views.render import Outgoing, Post
 from sandbox import Sandbox
 from storage.chats import ChatType
 from storage.db import Database

@@ -1,7 +1,7 @@
 """The load: simulated clubs that play whole games, and a plain stream of updates.
 
 `GameLoad` runs many tables at once in the sandbox's process. Each table is a group
-with a Host and sixteen players who behave like `bot.demo.Crowd` (the same odds for
+with a Host and sixteen players who behave like `bot.cli.demo.Crowd` (the same odds for
 speaking, talking out of turn, nominating, passing, voting and the night), but learn
 everything from what the bot sends them, as real people do: the turn message names the
 speaker, the round-2 keyboard lists who is alive, the role card and the night keyboards

@@ -24,8 +24,8 @@ from bench.probe import Probe, Window
 from bench.procs import BotProcess, cpu_seconds
 from bot import timings
 from bot.config import Config, GameSection
+from bot.delivery.runtime import STOCK
 from bot.rules.settings import TIMER_FIELDS, GameSettings
-from bot.runtime import STOCK
 from sandbox import SENDING_METHODS, CallRecord, Sandbox
 
 # Every timer of the config's [game] section: the game's own, and the warning before a
@@ -226,7 +226,7 @@ async def measure_pace(games: int, seed: int) -> Pace:
     """Play whole games at the default timers on the virtual clock; count updates per second."""
     import logging
 
-    from bot.demo import Crowd, open_table, play
+    from bot.cli.demo import Crowd, open_table, play
 
     logging.getLogger("aiogram").setLevel(logging.WARNING)
     config = Config()

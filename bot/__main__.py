@@ -15,7 +15,15 @@ import sys
 from pathlib import Path
 
 from bot import __version__
-from bot.check import CONFIG, ConfigProblem, config_file, language, preflight, read_config, texts
+from bot.cli.check import (
+    CONFIG,
+    ConfigProblem,
+    config_file,
+    language,
+    preflight,
+    read_config,
+    texts,
+)
 from bot.config import Config
 
 # `demo` (and `run` with no token) where the bot is installed without its source checkout.
@@ -116,18 +124,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "verify":
         return _verify(args, config)
     if args.command == "check":
-        from bot.check import check
+        from bot.cli.check import check
 
         return asyncio.run(
             check(args.config, sys.stdout, token_required=args.token_required, offline=args.offline)
         )
     if args.command == "backup":
-        from bot.backup import backup
+        from bot.cli.backup import backup
 
         return backup(config.database_path, args.path, sys.stdout)
 
     if args.command == "restore":
-        from bot.restore import restore
+        from bot.cli.restore import restore
 
         return restore(config.database_path, args.file, sys.stdout)
 
@@ -136,8 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging(config.bot.log_format)
     if args.command == "run" and config.bot.token is not None:
         # Imported here: the sandbox and the demo stay unloaded in production.
-        from bot import runtime
         from bot.app import StartRefused, run_bot
+        from bot.delivery import runtime
 
         # What `check` would refuse, refused in its words before anything starts: one
         # line each and status 78, which the systemd unit does not retry.
@@ -161,8 +169,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     try:
-        from bot.demo import play_demo
-        from bot.scenarios import SMALLEST_TOURNAMENT
+        from bot.cli.demo import play_demo
+        from bot.cli.scenarios import SMALLEST_TOURNAMENT
     except ModuleNotFoundError as missing:
         # The sandbox is a development folder of the source checkout: the installed bot
         # (the wheel, the Docker image) has none.
@@ -194,8 +202,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _verify(args: argparse.Namespace, config: Config) -> int:
-    from bot import verify
-    from bot.i18n import Texts
+    from bot.cli import verify
+    from bot.views.i18n import Texts
 
     texts = Texts(config.bot.language)
     lang = texts.lang(args.lang)

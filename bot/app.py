@@ -27,18 +27,19 @@ from aiogram.types import (
     BotCommandScopeUnion,
 )
 
-from bot import __version__, runtime, timings
-from bot.clock import Clock, Timers
+from bot import __version__, timings
+from bot.cli.restore import RunLock
 from bot.config import Config
-from bot.i18n import LANGUAGES, Texts
-from bot.longtext import LongMessages
-from bot.moves import MovedChats
-from bot.restore import RunLock
+from bot.delivery import runtime
+from bot.delivery.longtext import LongMessages
+from bot.delivery.moves import MovedChats
+from bot.delivery.sender import Sender
 from bot.rules.settings import GameSettings
-from bot.sender import Sender
 from bot.service import LOBBY_IDLE_SECONDS, GameService
+from bot.services.clock import Clock, Timers
 from bot.tournaments import OPEN_TOURNAMENTS, TournamentService
-from bot.web import PageLinks, TournamentPages, serve_pages
+from bot.views.i18n import LANGUAGES, Texts
+from bot.web.page import PageLinks, TournamentPages, serve_pages
 from handlers import get_routers
 from handlers.commands import menus
 from handlers.common import chat_moved
@@ -184,7 +185,7 @@ async def run_bot(config: Config) -> None:
     timings.serve(asyncio.get_running_loop())  # MAFIA_TIMINGS=1: make bench asks for them
     texts = Texts(config.bot.language)
     # One bot a database: a second one would answer every update twice, and a restore
-    # must not pull the file from under a running bot (bot/restore.py).
+    # must not pull the file from under a running bot (bot/cli/restore.py).
     running = RunLock(config.database_path)
     if not running.acquire():
         raise StartRefused(texts(config.bot.language, "check.running", path=config.database_path))
@@ -201,7 +202,7 @@ async def run_bot(config: Config) -> None:
 
 
 async def _run(bot: Bot, config: Config, texts: Texts) -> None:
-    from bot.clock import SchedulerTimers, WallClock
+    from bot.services.clock import SchedulerTimers, WallClock
 
     assert config.bot.token is not None
     database = await Database.open(config.database_path, synchronous=config.bot.synchronous)
@@ -339,7 +340,7 @@ async def _drop_leftover_webhook(bot: Bot) -> None:
 
 
 async def _serve_webhook(app: App, config: Config) -> None:
-    from bot.webhook import new_secret, serve_webhook
+    from handlers.webhook import new_secret, serve_webhook
 
     assert config.bot.webhook_url is not None  # the config refuses webhook mode without it
     given = config.bot.webhook_secret

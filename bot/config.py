@@ -197,7 +197,7 @@ class GameSection(_Strict):
 
 
 class WebSection(_Strict):
-    """The live tournament page (bot.web): off unless asked for."""
+    """The live tournament page (bot.web.page): off unless asked for."""
 
     enabled: bool = False
     host: str = "127.0.0.1"

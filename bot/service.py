@@ -22,14 +22,10 @@ from enum import StrEnum
 import orjson
 
 from bot import timings
-from bot.board import BOARD, board_text
-from bot.clock import Clock, Timers
-from bot.i18n import Texts, escape
+from bot.delivery.moves import MovedChats
+from bot.delivery.sender import COSMETIC, LATE, Remembered, Sender, Undelivered
 from bot.logs import about_game
 from bot.lru import LRU
-from bot.moves import MovedChats
-from bot.panel import HostPanels
-from bot.render import Audience, Keyboard, Outgoing, Post, named, render
 from bot.rules import engine
 from bot.rules.actions import (
     Action,
@@ -57,17 +53,21 @@ from bot.rules.events import (
 from bot.rules.protocol import entry_to_json, stamp, state_from_json, state_to_json
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
-from bot.sender import COSMETIC, LATE, Remembered, Sender, Undelivered
+from bot.services.clock import Clock, Timers
+from bot.services.inbox import HandledUpdates
 from bot.tournament.settings import settings_from_json
-from bot.updates import HandledUpdates
+from bot.views.board import BOARD, board_text
+from bot.views.i18n import Texts, escape
+from bot.views.panel import HostPanels
+from bot.views.render import Audience, Keyboard, Outgoing, Post, named, render
 from storage.chats import ChatType
 from storage.db import Work
 from storage.games import Game, GameStatus, LobbyPlayer, saving_state, setting_status
+from storage.marks import marking_update
 from storage.nicks import PROFILE_LONGEST, clean_nick, profile_name
 from storage.outbox import enqueuing, marking_sent
 from storage.protocol import NewEvent, appending
 from storage.repositories import Repositories
-from storage.updates import marking_update
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +147,7 @@ COMMIT_RETRIES = (2.0, 4.0, 8.0, 16.0, 30.0)
 # step N ("turn:N"), kept so that a restart can tell whether the group ever heard of the
 # turn it finds running.
 OUTBOX_POST, OUTBOX_TURN = "post", "turn:"
-# The pinned table message (`bot.board`): its id is what a restart needs to go on editing it.
+# The pinned table message (`bot.views.board`): its id is what a restart needs to go on editing it.
 OUTBOX_BOARD = "board"
 
 
@@ -375,7 +375,7 @@ class GameService:
         and what the group was shown of its game goes up there anew (the turn and the
         vote with their buttons, the table pinned; the lobby is the caller's, who gets
         the games that moved now). Told by either service message, or by a refusal of
-        the old id (`bot.moves`): the first moves it, the others find nothing to move.
+        the old id (`bot.delivery.moves`): the first moves it, the others find nothing to move.
         """
         async with self._moving:
             self.moves.moved[chat_id] = new_chat_id

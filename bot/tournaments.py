@@ -19,9 +19,6 @@ from typing import Any
 from aiogram.exceptions import TelegramAPIError, TelegramBadRequest, TelegramForbiddenError
 from aiogram.types import BufferedInputFile
 
-from bot.callbacks import BanCb
-from bot.i18n import escape
-from bot.render import Button, Post, named
 from bot.rules.codec import to_json
 from bot.rules.draws import commitment
 from bot.rules.errors import BadSettings
@@ -30,8 +27,6 @@ from bot.rules.sanctions import Penalty, disqualifies
 from bot.rules.sheet import SheetRow, sheet
 from bot.rules.state import GameState
 from bot.service import GameService
-from bot.settings_view import change_lines
-from bot.sheet_view import sheet_html, sheet_message
 from bot.tournament.groups import Split, split
 from bot.tournament.natural import natural_key
 from bot.tournament.protocol_sheet import (
@@ -65,6 +60,11 @@ from bot.tournament.tours import (
     table_state,
     unfinished,
 )
+from bot.views.callbacks import BanCb
+from bot.views.i18n import escape
+from bot.views.render import Button, Post, named
+from bot.views.settings import change_lines
+from bot.views.sheet import sheet_html, sheet_message
 from storage.games import Game, GameStatus
 from storage.nicks import clean_nick, looks_like, nick_key
 from storage.tournaments import (

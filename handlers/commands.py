@@ -4,7 +4,7 @@ The menus (setMyCommands per scope), /help, the guard's refusal of a private cha
 command sent in a group and the refusal of a Host's command sent by anyone else are all
 built from `COMMANDS`; a test checks that every registered handler has its declaration
 and every declaration its handler, and that the README's command tables list exactly
-these. The texts stay in bot/locales: `commands.NAME` is the menu's line, `help.NAME`
+these. The texts stay in bot/views/locales: `commands.NAME` is the menu's line, `help.NAME`
 the /help line, and `help_args.NAME` the words the command takes as /help shows them
 (for a command whose handler takes arguments: handlers/args.py parses and bounds them).
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from bot.i18n import Texts
+from bot.views.i18n import Texts
 
 
 class Who(Enum):

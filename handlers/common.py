@@ -10,13 +10,13 @@ from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import Message
 
 from bot import __version__
-from bot.i18n import LANGUAGES, escape
-from bot.render import named
 from bot.rules.codec import from_json
 from bot.rules.settings import GameSettings
 from bot.service import GameService
-from bot.settings_view import game_rule_values
 from bot.tournaments import TournamentService
+from bot.views.i18n import LANGUAGES, escape
+from bot.views.render import named
+from bot.views.settings import game_rule_values
 from handlers.args import Arg, Word, takes
 from handlers.commands import help_text
 from handlers.filters import IN_PRIVATE, Is

@@ -6,10 +6,10 @@ from aiogram import Router
 from aiogram.filters import Command
 from aiogram.types import CallbackQuery, Message
 
-from bot.callbacks import TurnCb
 from bot.rules.actions import Nominate, Pass, PlayerAction
 from bot.rules.errors import RuleError
 from bot.service import GameService
+from bot.views.callbacks import TurnCb
 from handlers.args import SEAT, Arg, takes
 from handlers.buttons import press
 from handlers.filters import IN_GROUP

@@ -42,13 +42,13 @@ from aiogram.types import (
     TelegramObject,
 )
 
-from bot.callbacks import PanelCb
-from bot.i18n import Texts
 from bot.lru import LRU
-from bot.render import Button, named
 from bot.rules.events import Phase
 from bot.rules.state import GameState
 from bot.service import GameService
+from bot.views.callbacks import PanelCb
+from bot.views.i18n import Texts
+from bot.views.render import Button, named
 from handlers.commands import PRIVATE_ONLY
 from handlers.filters import IN_GROUP, IN_PRIVATE
 from handlers.lobby import REQUIRED_RIGHTS

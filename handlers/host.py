@@ -14,19 +14,19 @@ from aiogram.exceptions import TelegramBadRequest, TelegramForbiddenError
 from aiogram.filters import Command, CommandObject, Filter
 from aiogram.types import CallbackQuery, Message
 
-from bot.callbacks import PanelCb, SanctionCb, SignCb, WarnCb
-from bot.i18n import escape
-from bot.panel import EXTEND_SECONDS, Picking
-from bot.render import Button, Keyboard, Post, named, violation
+from bot.delivery.sender import markup
 from bot.rules.actions import Action, Extend, Pause, Resume, Sanction, Skip, Stop
 from bot.rules.errors import RuleError
 from bot.rules.events import Phase
 from bot.rules.sanctions import Offence, Penalty, VCode, disqualifies, penalty_for
 from bot.rules.state import GameState
-from bot.sender import markup
 from bot.service import GameService, log_game
 from bot.tournament.record import tournament_penalty
 from bot.tournaments import TournamentService
+from bot.views.callbacks import PanelCb, SanctionCb, SignCb, WarnCb
+from bot.views.i18n import escape
+from bot.views.panel import EXTEND_SECONDS, Picking
+from bot.views.render import Button, Keyboard, Post, named, violation
 from handlers.args import SEAT, SECONDS, USERNAME, Arg, Word, replied_member, takes
 from handlers.commands import HOST_ONLY
 from handlers.filters import IN_GROUP

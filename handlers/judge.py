@@ -21,13 +21,8 @@ from aiogram.types import (
     WebAppInfo,
 )
 
-from bot.callbacks import BanCb
-from bot.i18n import escape
-from bot.render import Post
 from bot.rules.roles import Role, Side
 from bot.service import GameService
-from bot.settings_view import change_lines, settings_lines
-from bot.sheet_view import points as as_points
 from bot.tournament.natural import natural_key
 from bot.tournament.scoring import format_tenths
 from bot.tournament.standings import StandingsRow, top_three
@@ -35,7 +30,12 @@ from bot.tournament.stats import PlayerStats, Tally
 from bot.tournament.tables import table_number
 from bot.tournament.tours import TableState, begun, unfinished
 from bot.tournaments import TablesUnfinished, TournamentError, TournamentService, words_of
-from bot.web import PageLinks
+from bot.views.callbacks import BanCb
+from bot.views.i18n import escape
+from bot.views.render import Post
+from bot.views.settings import change_lines, settings_lines
+from bot.views.sheet import points as as_points
+from bot.web.page import PageLinks
 from handlers.args import (
     GAME,
     GROUP_CODE,

@@ -18,17 +18,17 @@ from aiogram.types import (
     User,
 )
 
-from bot.callbacks import PresenceCb
-from bot.i18n import clip, escape
-from bot.render import Button
-from bot.sender import markup
+from bot.delivery.sender import markup
 from bot.service import GameService, JoinOutcome
 from bot.tournament.natural import natural_key
 from bot.tournament.tables import table_number
 from bot.tournaments import TournamentService
+from bot.views.callbacks import PresenceCb
+from bot.views.i18n import clip, escape
+from bot.views.render import Button
 from handlers.args import SEAT, Arg, takes
 from handlers.filters import IN_GROUP
-from storage.errors import ActiveGameExistsError
+from storage.failures import ActiveGameExistsError
 from storage.games import Game, GameStatus
 from storage.nicks import profile_name
 

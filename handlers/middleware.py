@@ -21,11 +21,11 @@ from aiogram.types import CallbackQuery, Message, TelegramObject, Update
 from aiogram.types.update import UpdateTypeLookupError
 
 from bot import timings
+from bot.delivery.sender import counted_by_windows
+from bot.delivery.throttle import REMEMBERED, RIGHTS_KEPT, CommandBudgets
 from bot.lru import LRU
-from bot.sender import counted_by_windows
 from bot.service import CURRENT_UPDATE, GameService
-from bot.throttle import REMEMBERED, RIGHTS_KEPT, CommandBudgets
-from bot.updates import CURRENT_TURN, ChatOrder
+from bot.services.inbox import CURRENT_TURN, ChatOrder
 from handlers.args import SERVICE_ACCOUNT_ID
 from storage.chats import ChatType
 
@@ -197,7 +197,7 @@ class DecidedOnTelling(BaseRequestMiddleware):
 
 class ThrottleCommands(BaseMiddleware):
     """Outside a chat with a game, a command fits its chat's and its sender's budgets or
-    is dropped (`bot.throttle`), before anything is stored of it. The game is looked up
+    is dropped (`bot.delivery.throttle`), before anything is stored of it. The game is looked up
     only for a command over budget: a flood costs a read, never a write or a reply."""
 
     def __init__(self) -> None:

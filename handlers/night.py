@@ -5,14 +5,14 @@ from __future__ import annotations
 from aiogram import F, Router
 from aiogram.types import CallbackQuery, Message
 
-from bot.callbacks import NightCb
-from bot.i18n import escape
-from bot.render import Post, named
 from bot.rules.actions import Check, Kill, PlayerAction
 from bot.rules.events import Phase
 from bot.rules.roles import Role
 from bot.rules.state import GameState
 from bot.service import GameService
+from bot.views.callbacks import NightCb
+from bot.views.i18n import escape
+from bot.views.render import Post, named
 from handlers.buttons import press
 from handlers.filters import IN_PRIVATE, Is
 from handlers.guard import is_speech, not_a_command
@@ -60,7 +60,7 @@ async def relay(message: Message, service: GameService, lang: str) -> None:
             user_id = state.seats[partner].user_id
             partner_lang = await service.user_lang(user_id)
             # Whole, however long: with its prefix a text may pass Telegram's limit, and
-            # then goes out as two messages (bot.longtext).
+            # then goes out as two messages (bot.delivery.longtext).
             said = escape(message.text)
             by = named(state, seat, service.t, partner_lang)
             text = service.t(partner_lang, "night.relay", by=by, text=said)

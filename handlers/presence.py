@@ -21,14 +21,14 @@ from aiogram.exceptions import TelegramBadRequest, TelegramForbiddenError
 from aiogram.filters import JOIN_TRANSITION, LEAVE_TRANSITION, ChatMemberUpdatedFilter
 from aiogram.types import CallbackQuery, ChatMemberUpdated, InlineKeyboardMarkup, Message, User
 
-from bot.callbacks import AwayCb
-from bot.i18n import escape
+from bot.delivery.sender import markup
 from bot.lru import LRU
-from bot.render import Button
 from bot.rules.actions import Pause, Resume, Stop
 from bot.rules.errors import RuleError
-from bot.sender import markup
 from bot.service import GameService
+from bot.views.callbacks import AwayCb
+from bot.views.i18n import escape
+from bot.views.render import Button
 from handlers.filters import IN_GROUP, Is
 
 log = logging.getLogger(__name__)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from aiogram import Router
 from aiogram.types import CallbackQuery
 
-from bot.callbacks import VoteCb
-from bot.render import named
 from bot.rules.actions import PlayerAction, Vote
 from bot.rules.state import GameState
 from bot.service import GameService
+from bot.views.callbacks import VoteCb
+from bot.views.render import named
 from handlers.buttons import press
 
 

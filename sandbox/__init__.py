@@ -18,8 +18,8 @@ Start), and lets a test act as the people on the other side.
     assert club.visible_messages()[-1].text.startswith("Lobby")
 """
 
+from sandbox.api_errors import ApiError, SettleTimeout, SimulationError
 from sandbox.calllog import SENDING_METHODS, CallRecord
-from sandbox.errors import ApiError, SettleTimeout, SimulationError
 from sandbox.people import SimGroup, SimUser
 from sandbox.ratelimit import ManualClock, RateLimits, Window
 from sandbox.server import Sandbox

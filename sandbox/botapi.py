@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from sandbox.errors import ApiError
+from sandbox.api_errors import ApiError
 from sandbox.formatting import FormattedText, check_length, format_text
 from sandbox.parse_modes import checked_link
 from sandbox.schema import UploadedFile

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from sandbox.errors import SettleTimeout, SimulationError
+from sandbox.api_errors import SettleTimeout, SimulationError
 from sandbox.schema import UploadedFile
 from sandbox.world import CallbackAnswer, CallbackPress, SimMessage
 

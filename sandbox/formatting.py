@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox.errors import ApiError
+from sandbox.api_errors import ApiError
 from sandbox.parse_modes import (
     PARSE_MODES,
     Entity,

@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from sandbox.errors import SimulationError
+from sandbox.api_errors import SimulationError
 from sandbox.formatting import FormattedText
 from sandbox.world import (
     ANONYMOUS_ADMIN_ID,

@@ -23,7 +23,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from sandbox.errors import ApiError
+from sandbox.api_errors import ApiError
 
 TABLE_PATH = Path(__file__).with_name("api_table.json")
 

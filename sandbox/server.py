@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
+from sandbox.api_errors import ApiError, SettleTimeout, SimulationError
 from sandbox.botapi import BotApi
 from sandbox.calllog import SENDING_METHODS, CallRecord
 from sandbox.control import control_routes
-from sandbox.errors import ApiError, SettleTimeout, SimulationError
 from sandbox.people import SimGroup, SimUser
 from sandbox.ratelimit import LIMITED_METHODS, RateLimiter, RateLimits
 from sandbox.schema import ApiSchema, MethodSpec, UploadedFile
@@ -241,7 +241,7 @@ class Sandbox:
         """An aiogram Bot talking to this sandbox; close its session when done."""
         from aiogram import Bot
 
-        from bot.runtime import PlainHttpSession
+        from bot.delivery.runtime import PlainHttpSession
 
         return Bot(self.token, session=PlainHttpSession(api=self.api_server), **kwargs)
 

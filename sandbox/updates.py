@@ -17,7 +17,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from sandbox.errors import ApiError
+from sandbox.api_errors import ApiError
 
 if TYPE_CHECKING:
     from sandbox.webhook import Webhook

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
-from sandbox.errors import ApiError
+from sandbox.api_errors import ApiError
 from sandbox.updates import UpdateQueue
 
 log = logging.getLogger(__name__)

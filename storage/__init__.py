@@ -7,7 +7,7 @@ repositories with `Repositories.of`, and group writes with `Database.transaction
 
 from storage.chats import Chat, ChatRepository, ChatType
 from storage.db import Database, SqlValue
-from storage.errors import (
+from storage.failures import (
     ActiveGameExistsError,
     AlreadyRegisteredError,
     ConflictError,
@@ -19,6 +19,7 @@ from storage.errors import (
     StorageError,
 )
 from storage.games import Game, GameRepository, GameStatus, LobbyPlayer, LobbyRepository
+from storage.marks import ProcessedRepository
 from storage.migrations import MIGRATIONS, Migration
 from storage.outbox import OutboxMessage, OutboxRepository
 from storage.protocol import NewEvent, ProtocolRepository, StoredEvent
@@ -30,7 +31,6 @@ from storage.tournaments import (
     TournamentRepository,
     TournamentStatus,
 )
-from storage.updates import ProcessedRepository
 from storage.users import Ban, BanRepository, User, UserRepository
 
 __all__ = [

@@ -10,7 +10,7 @@ from enum import StrEnum
 import aiosqlite
 
 from storage.db import Database
-from storage.errors import ActiveGameExistsError, NotFoundError
+from storage.failures import ActiveGameExistsError, NotFoundError
 
 # The chat's setting that names the game the bot paused when it was removed from the chat.
 _AWAY = "paused_while_away"

@@ -40,7 +40,7 @@ from typing import Literal, Self, TypeAlias, TypeVar
 
 import aiosqlite
 
-from storage.errors import StorageError
+from storage.failures import StorageError
 from storage.migrations import MIGRATIONS, Migration, apply_migrations
 from storage.nicks import nick_key
 

@@ -13,7 +13,7 @@ from enum import StrEnum
 import aiosqlite
 
 from storage.db import Database, SqlValue, Work
-from storage.errors import ActiveGameExistsError, GameStatusError, NotFoundError
+from storage.failures import ActiveGameExistsError, GameStatusError, NotFoundError
 
 
 class GameStatus(StrEnum):

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from storage.errors import MigrationError, SchemaTooNewError
+from storage.failures import MigrationError, SchemaTooNewError
 
 if TYPE_CHECKING:
     from storage.db import Database

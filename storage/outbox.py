@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import aiosqlite
 
 from storage.db import Database, Work
-from storage.errors import NotFoundError
+from storage.failures import NotFoundError
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +124,7 @@ class OutboxRepository:
         return [_message(row) for row in rows]
 
     async def latest(self, game_id: int, kind: str) -> OutboxMessage | None:
-        """The game's last message of `kind`, sent or not (the table message: `bot.board`)."""
+        """The game's last message of `kind`, sent or not (the table message: `bot.views.board`)."""
         row = await self._db.fetch_one(
             "SELECT * FROM outbox WHERE game_id = ? AND kind = ? ORDER BY outbox_id DESC LIMIT 1",
             (game_id, kind),

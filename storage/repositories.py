@@ -8,13 +8,13 @@ from typing import Self
 from storage.chats import ChatRepository
 from storage.db import Database
 from storage.games import GameRepository, LobbyRepository
+from storage.marks import ProcessedRepository
 from storage.outbox import OutboxRepository
 from storage.panels import PanelRepository
 from storage.protocol import ProtocolRepository
 from storage.secrets import SecretRepository
 from storage.tournaments import TournamentRepository
 from storage.tours import TourRepository
-from storage.updates import ProcessedRepository
 from storage.users import BanRepository, BanRequestRepository, UserRepository
 
 

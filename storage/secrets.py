@@ -6,7 +6,7 @@ import secrets
 
 from storage.db import Database
 
-PAGE_KEY = "page_key"  # what the live page's addresses are derived from (bot/web.py)
+PAGE_KEY = "page_key"  # what the live page's addresses are derived from (bot/web/page.py)
 
 
 class SecretRepository:

@@ -12,7 +12,7 @@ from enum import StrEnum
 import aiosqlite
 
 from storage.db import Database
-from storage.errors import AlreadyRegisteredError, NickTakenError, NotFoundError
+from storage.failures import AlreadyRegisteredError, NickTakenError, NotFoundError
 from storage.nicks import looks_like, nick_key
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import aiosqlite
 
 from storage.db import Database
-from storage.errors import NotFoundError
+from storage.failures import NotFoundError
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 One pure function, `protocol_sheet`, turns the protocol's entries (the truth) and what
 only the tournament knows (its name, the tour and table, the Host, the signature, the
-Judge's corrections) into the sheet's data; `bot.sheet_view` renders it as a message
+Judge's corrections) into the sheet's data; `bot.views.sheet` renders it as a message
 and as a printable document, so both always say the same.
 
 Who left when: the protocol's `DayStarted`/`NightStarted` mark the phase, so a

@@ -7,14 +7,14 @@ from dataclasses import replace
 
 import pytest
 
-from bot.board import board_text
-from bot.i18n import LANGUAGES, Texts
-from bot.longtext import fits
-from bot.render import Audience, Post, render
+from bot.delivery.longtext import fits
 from bot.rules.actions import Pause, Sanction, Vote
 from bot.rules.events import LotDrawn, Phase
 from bot.rules.roles import Role
 from bot.rules.sanctions import Penalty, VCode
+from bot.views.board import board_text
+from bot.views.i18n import LANGUAGES, Texts
+from bot.views.render import Audience, Post, render
 from tests.rules.helpers import GAME_ID, Game, of_type
 
 TEXTS = Texts()

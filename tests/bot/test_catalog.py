@@ -15,14 +15,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.i18n import LANGUAGES, Texts, clip, escape
-from bot.longtext import TEXT_LIMIT, shown_length, utf16_length
-from bot.render import Audience, Edit, Post, named, render, violation
+from bot.delivery.longtext import TEXT_LIMIT, shown_length, utf16_length
 from bot.rules.engine import start_game
 from bot.rules.events import GameStarted, Player
 from bot.rules.sanctions import VCode
 from bot.rules.settings import GameSettings, KillRule
 from bot.rules.state import evolve, initial_state
+from bot.views.i18n import LANGUAGES, Texts, clip, escape
+from bot.views.render import Audience, Edit, Post, named, render, violation
 from handlers.lobby import TITLE_IN_ALERT
 from tests.rules.test_properties import Plan, play
 

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from aiogram import Bot, Dispatcher
 from aiogram.types import Chat, Message, Update, User
 
-from bot.updates import ChatOrder, decided
+from bot.services.inbox import ChatOrder, decided
 from handlers.middleware import InChatOrder
 
 WHEN = datetime(2026, 1, 1, tzinfo=UTC)

@@ -20,8 +20,8 @@ import aiohttp
 import pytest
 
 from bot.__main__ import main
-from bot.backup import backup
-from bot.check import CONFIG, check
+from bot.cli.backup import backup
+from bot.cli.check import CONFIG, check
 from sandbox import Sandbox
 from storage.db import Database
 from storage.migrations import MIGRATIONS
@@ -232,7 +232,7 @@ def test_the_backup_command_takes_the_database_from_the_config(
 def test_a_container_is_configured_by_its_environment_alone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from bot.check import read_config
+    from bot.cli.check import read_config
 
     env = {
         "MAFIA_BOT_TOKEN": "123456:abc",

@@ -23,10 +23,10 @@ from aiohttp import web
 import bot
 from bot.__main__ import main
 from bot.app import StartRefused, make_bot, reach_telegram
-from bot.check import CONFIG, PROBLEM, check
+from bot.cli.check import CONFIG, PROBLEM, check
+from bot.cli.restore import RunLock, restore
 from bot.config import load_config
-from bot.i18n import Texts
-from bot.restore import RunLock, restore
+from bot.views.i18n import Texts
 from sandbox import Sandbox
 from storage.db import Database
 from storage.migrations import MIGRATIONS

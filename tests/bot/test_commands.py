@@ -12,7 +12,7 @@ from aiogram.filters import Command
 from aiogram.types import BotCommandScopeChat
 
 from bot.app import SCOPES
-from bot.i18n import LANGUAGES, Texts
+from bot.views.i18n import LANGUAGES, Texts
 from handlers import get_routers
 from handlers.args import Word
 from handlers.commands import BY_NAME, COMMANDS, HOST_ONLY, PRIVATE_ONLY, Where, help_text, menus

@@ -78,7 +78,7 @@ def test_the_image_gets_the_code_the_lock_and_what_the_bot_reads(context: set[st
         for path in (ROOT / package).rglob("*"):
             if path.suffix in (".py", ".toml", ".json") and "__pycache__" not in path.parts:
                 needed.add(path.relative_to(ROOT).as_posix())
-    assert "bot/locales/ru.toml" in needed
+    assert "bot/views/locales/ru.toml" in needed
     assert needed <= context, sorted(needed - context)
 
 
@@ -153,8 +153,8 @@ def test_the_live_page_is_served_through_caddy_in_either_profile() -> None:
     routed = re.search(r"@page path (.+)", caddy)
     assert routed
     patterns = routed.group(1).split()
-    # Every route bot/web.py serves is one Caddy passes on.
-    web = (ROOT / "bot" / "web.py").read_text()
+    # Every route bot/web/page.py serves is one Caddy passes on.
+    web = (ROOT / "bot" / "web" / "page.py").read_text()
     for route in re.findall(r'add_(?:get|post)\("([^"]+)"', web):
         assert any(
             route == p or (p.endswith("*") and route.startswith(p[:-1])) for p in patterns

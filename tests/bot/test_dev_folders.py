@@ -37,7 +37,7 @@ def test_the_runtime_wheel_holds_no_sandbox_and_no_benchmark(tmp_path: Path) -> 
     )  # fmt: skip
     packed = [p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()]
     assert "bot/__main__.py" in packed and "storage/db.py" in packed
-    assert "bot/locales/ru.toml" in packed
+    assert "bot/views/locales/ru.toml" in packed
     strays = [p for p in packed if set(p.split("/")[:-1]) & set(DEV_FOLDERS)]
     assert not strays, strays
 
@@ -74,7 +74,7 @@ def test_the_installed_bot_says_its_demo_needs_the_checkout(tmp_path: Path, comm
 def test_only_the_demo_reaches_into_the_development_folders() -> None:
     # The runtime (bot/, handlers/, storage/) imports neither sandbox/ nor bench/, but for
     # the demo, which `python -m bot` imports only when asked to play it.
-    allowed = {"bot/demo.py", "bot/scenarios.py"}
+    allowed = {"bot/cli/demo.py", "bot/cli/scenarios.py"}
     wrong = []
     for package in ("bot", "handlers", "storage"):
         for path in sorted((ROOT / package).rglob("*.py")):
@@ -89,4 +89,4 @@ def test_only_the_demo_reaches_into_the_development_folders() -> None:
     top_level = {
         node.module for node in main.body if isinstance(node, ast.ImportFrom) and node.module
     }
-    assert not top_level & {"bot.demo", "bot.scenarios"}, top_level
+    assert not top_level & {"bot.cli.demo", "bot.cli.scenarios"}, top_level

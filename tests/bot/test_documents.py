@@ -74,8 +74,8 @@ def test_no_document_or_docstring_points_outside_the_repository() -> None:
 
 def test_the_russian_readme_lists_the_violations_in_the_bots_words() -> None:
     # Issue 22 §4: a Host reads V1-V7 in words, the same words `/warn N` offers.
-    from bot.i18n import Texts
     from bot.rules.sanctions import VCode
+    from bot.views.i18n import Texts
 
     readme = (ROOT / "README.ru.md").read_text(encoding="utf-8")
     texts = Texts("ru")

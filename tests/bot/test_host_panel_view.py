@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from bot.callbacks import PanelCb, SanctionCb
-from bot.i18n import LANGUAGES, Texts
-from bot.panel import Picking, night_events, panel_view
-from bot.render import Audience, Post, render
 from bot.rules.actions import Check, Kill, Nominate, Sanction, Timeout, Vote
 from bot.rules.engine import apply, start_game
 from bot.rules.events import Event, Phase, Player
@@ -15,6 +11,10 @@ from bot.rules.roles import Role
 from bot.rules.sanctions import Penalty, VCode
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
+from bot.views.callbacks import PanelCb, SanctionCb
+from bot.views.i18n import LANGUAGES, Texts
+from bot.views.panel import Picking, night_events, panel_view
+from bot.views.render import Audience, Post, render
 
 T = Texts()
 

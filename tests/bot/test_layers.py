@@ -52,3 +52,42 @@ def test_a_pure_core_imports_the_standard_library_and_what_lies_below_it(core: s
                 continue
             wrong.append(f"{path.relative_to(ROOT)}: {name}")
     assert not wrong, wrong
+
+
+# Above the cores, each folder of the layout (README, "For developers") keeps off what lies
+# above it or beside it: the Telegram layer (handlers/) is the top and nothing below imports
+# it; the application layer (bot/services/) knows no Telegram and no HTTP; storage knows
+# only SQLite. A name listed is refused with everything under it.
+FOLDER_RULES: dict[str, tuple[str, ...]] = {
+    "storage": ("aiogram", "aiohttp", "apscheduler", "bot", "handlers", "sandbox", "bench"),
+    "bot/services": ("aiogram", "aiohttp", "handlers", "bot.web", "bot.cli", "sandbox", "bench"),
+    "bot/views": ("aiohttp", "aiosqlite", "handlers", "bot.web", "bot.cli", "sandbox", "bench"),
+    "bot/delivery": ("aiohttp", "aiosqlite", "handlers", "bot.web", "bot.cli", "bench"),
+    "bot/web": ("aiogram", "aiosqlite", "handlers", "bot.cli", "sandbox", "bench"),
+    "handlers": ("bot.cli", "sandbox", "bench"),
+}
+
+
+@pytest.mark.parametrize("folder", sorted(FOLDER_RULES))
+def test_a_folder_of_the_layout_imports_nothing_above_or_beside_it(folder: str) -> None:
+    refused = FOLDER_RULES[folder]
+    files = sorted((ROOT / folder).rglob("*.py"))
+    assert files
+    wrong = [
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in files
+        for name in imported(path)
+        if any(name == r or name.startswith(f"{r}.") for r in refused)
+    ]
+    assert not wrong, wrong
+
+
+def test_the_readme_map_names_every_folder_the_rules_hold() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## For developers", 1)[1].split("\n## ", 1)[0]
+    rows = {
+        line.split("|")[1].strip().strip("`").rstrip("/")
+        for line in section.splitlines()
+        if line.startswith("| `")
+    }
+    assert set(FOLDER_RULES) | set(CORES) <= rows, sorted((set(FOLDER_RULES) | set(CORES)) - rows)

@@ -7,7 +7,7 @@ the parts together must show everything the whole text showed.
 
 from __future__ import annotations
 
-from bot.longtext import TEXT_LIMIT, fits, shown_length, split_text, utf16_length
+from bot.delivery.longtext import TEXT_LIMIT, fits, shown_length, split_text, utf16_length
 from sandbox.parse_modes import parse
 
 

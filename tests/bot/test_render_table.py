@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.i18n import Texts, plural_form
-from bot.render import Audience, Post, render
 from bot.rules.events import Event, NightStarted, Phase
+from bot.views.i18n import Texts, plural_form
+from bot.views.render import Audience, Post, render
 from tests.rules.helpers import GAME_ID, Game, to_night
 
 TEXTS = Texts()
@@ -142,7 +142,7 @@ def test_D3_finish_speech_stands_alone_above_rows_of_seat_numbers(players: int) 
 def test_seat_numbers_go_four_or_five_to_a_row_as_evenly_as_they_can(
     targets: int, widths: list[int]
 ) -> None:
-    from bot.render import Button, number_rows
+    from bot.views.render import Button, number_rows
 
     keys = number_rows([Button(str(i)) for i in range(targets)])
     assert [len(row) for row in keys] == widths
@@ -150,7 +150,7 @@ def test_seat_numbers_go_four_or_five_to_a_row_as_evenly_as_they_can(
 
 @pytest.mark.rule("D6")
 def test_D6_abstaining_has_a_row_of_its_own_and_the_ballot_goes_when_the_vote_closes() -> None:
-    from bot.render import Unkey
+    from bot.views.render import Unkey
 
     game = Game()
     game.nominate({1: 9, 2: 10, 3: 11})
@@ -169,7 +169,7 @@ def test_D6_abstaining_has_a_row_of_its_own_and_the_ballot_goes_when_the_vote_cl
 
 @pytest.mark.rule("D2")
 def test_D2_an_ended_turn_takes_its_buttons_off() -> None:
-    from bot.render import Unkey
+    from bot.views.render import Unkey
 
     game = Game()
     game.advance_to(Phase.ROUND_1)

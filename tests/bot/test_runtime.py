@@ -1,4 +1,4 @@
-"""bot.runtime: what keeps the bot lean, and what tells when it was not."""
+"""bot.delivery.runtime: what keeps the bot lean, and what tells when it was not."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from bot import runtime
+from bot.delivery import runtime
 
 
 def test_a_long_garbage_collection_is_logged(
@@ -17,7 +17,7 @@ def test_a_long_garbage_collection_is_logged(
     now = iter([10.0, 10.01, 20.0, 20.08])
     monkeypatch.setattr(runtime.time, "perf_counter", lambda: next(now))
     watch = runtime._GcWatch()
-    with caplog.at_level(logging.WARNING, logger="bot.runtime"):
+    with caplog.at_level(logging.WARNING, logger="bot.delivery.runtime"):
         watch.observe("start", {"generation": 0})
         watch.observe("stop", {"generation": 0, "collected": 3})  # 10 ms: nothing said
         watch.observe("start", {"generation": 2})

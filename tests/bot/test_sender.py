@@ -21,10 +21,10 @@ from aiogram.exceptions import TelegramForbiddenError, TelegramRetryAfter
 from aiogram.methods import TelegramMethod
 from aiogram.types import Chat, Message
 
-from bot.clock import VirtualClock
-from bot.longtext import LongMessages
-from bot.render import Button, Edit, Post, Retime, Unkey
-from bot.sender import GAME, PRIORITY, REPLY, SWEEP_EVERY, Limiter, Sender
+from bot.delivery.longtext import LongMessages
+from bot.delivery.sender import GAME, PRIORITY, REPLY, SWEEP_EVERY, Limiter, Sender
+from bot.services.clock import VirtualClock
+from bot.views.render import Button, Edit, Post, Retime, Unkey
 
 START = 1_000_000_000.0
 GROUP, OTHER_GROUP = -1001, -1002

@@ -1,4 +1,4 @@
-"""T6: settings read in words and units, in both languages (bot.settings_view)."""
+"""T6: settings read in words and units, in both languages (bot.views.settings)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from dataclasses import replace
 
 import pytest
 
-from bot.i18n import Texts
 from bot.rules.settings import KillRule
-from bot.settings_view import SHOWN, change_lines, settings_lines
 from bot.tournament.settings import JUDGE_RANGES, TournamentSettings, diff_settings
+from bot.views.i18n import Texts
+from bot.views.settings import SHOWN, change_lines, settings_lines
 
 T = Texts()
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from bot.config import load_config
-from bot.i18n import LANGUAGES, Texts, load_catalog
-from bot.render import Audience, Edit, Post, Unkey, render
 from bot.rules.engine import apply, start_game
 from bot.rules.events import Player
 from bot.rules.settings import GameSettings, KillRule
+from bot.views.i18n import LANGUAGES, Texts, load_catalog
+from bot.views.render import Audience, Edit, Post, Unkey, render
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.throttle import CHAT_BURST, CHAT_EVERY, PERSON_BURST, Budget, CommandBudgets
+from bot.delivery.throttle import CHAT_BURST, CHAT_EVERY, PERSON_BURST, Budget, CommandBudgets
 
 
 def test_a_budget_gives_its_burst_then_one_per_period() -> None:

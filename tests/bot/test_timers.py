@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from bot.clock import SchedulerTimers
+from bot.services.clock import SchedulerTimers
 
 
 async def test_a_deadline_armed_while_the_last_one_still_runs_fires() -> None:

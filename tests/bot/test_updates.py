@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.updates import PRUNE_BATCH, PRUNE_EVERY, HandledUpdates
+from bot.services.inbox import PRUNE_BATCH, PRUNE_EVERY, HandledUpdates
 from storage import Database
-from storage.updates import ProcessedRepository
+from storage.marks import ProcessedRepository
 
 
 class Counting(ProcessedRepository):

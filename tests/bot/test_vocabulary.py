@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.i18n import Texts
-from bot.render import _KILL_ASK
 from bot.rules.settings import KillRule
+from bot.views.i18n import Texts
+from bot.views.render import _KILL_ASK
 from tests.bot.test_catalog import NICKS, rendered
 
 ROOT = Path(__file__).resolve().parents[2]

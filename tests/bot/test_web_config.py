@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from bot.config import load_config
-from bot.web import PageLinks
+from bot.web.page import PageLinks
 from storage.tournaments import Tournament, TournamentStatus
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from urllib.parse import urlencode
 
-from bot.webapp import MAX_AGE_SECONDS, sign_fields, viewer_of
+from bot.web.webapp import MAX_AGE_SECONDS, sign_fields, viewer_of
 
 TOKEN = "7000000001:sandbox-token"
 NOW = 1_767_225_600.0

@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from bot.config import load_config, valid_webhook_secret
-from bot.webhook import listening_path, new_secret
+from handlers.webhook import listening_path, new_secret
 
 
 def config_with(tmp_path: Path, bot_section: str) -> Path:

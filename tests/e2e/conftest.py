@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.demo import Table, open_table
+from bot.cli.demo import Table, open_table
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

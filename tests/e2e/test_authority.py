@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.demo import RIGHTS, Table, open_table
+from bot.cli.demo import RIGHTS, Table, open_table
 from sandbox import SimGroup, SimMessage, SimUser
 from tests.e2e.test_hostile import forge
 from tests.e2e.test_tournament import REGISTRATION, register_all, say, start_table, warn
@@ -331,7 +331,7 @@ async def test_absurd_judge_arguments_get_the_usage_and_change_nothing(command: 
 
 
 def test_commands_menus_name_unban_and_unbind() -> None:
-    from bot.i18n import Texts
+    from bot.views.i18n import Texts
     from handlers.commands import help_text, menus
 
     shown = {menu.scope: menu.commands for menu in menus()}

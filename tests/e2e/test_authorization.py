@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from bot.demo import Crowd, Table, open_table
+from bot.cli.demo import Crowd, Table, open_table
 from bot.rules.events import Phase
 from bot.rules.roles import Role
 from bot.rules.state import GameState

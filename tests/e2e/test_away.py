@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.demo import RIGHTS, open_table
+from bot.cli.demo import RIGHTS, open_table
 
 
 @pytest.mark.rule("D10")

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.demo import Crowd, Table, open_table, play
-from bot.i18n import Texts
+from bot.cli.demo import Crowd, Table, open_table, play
 from bot.rules.events import Phase
 from bot.rules.roles import Role
+from bot.views.i18n import Texts
 from sandbox.world import SimMessage
 
 ROLE_NAMES = {lang: [Texts()(lang, f"role.{r.value}") for r in Role] for lang in ("ru", "en")}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from bot import service as service_module
-from bot.demo import open_table
+from bot.cli.demo import open_table
 from bot.rules.events import Phase
 from bot.rules.roles import Role
 from bot.service import GameService

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from bot.sender import LATE
+from bot.delivery.sender import LATE
 from sandbox import CallbackPress, Sandbox, SimMessage, SimUser
 
 SCALE = 0.02  # one second of game time is 20 ms

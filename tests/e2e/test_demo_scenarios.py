@@ -9,12 +9,12 @@ import random
 import pytest
 
 from bot.__main__ import main
+from bot.cli.demo import open_table, play, play_demo
+from bot.cli.scenarios import SMALLEST_TOURNAMENT, Scripted
 from bot.config import Config
-from bot.demo import open_table, play, play_demo
 from bot.rules.events import Cause
 from bot.rules.sanctions import Penalty, VCode
 from bot.rules.state import GameState
-from bot.scenarios import SMALLEST_TOURNAMENT, Scripted
 
 
 async def scenario(name: str, seed: int = 2) -> tuple[GameState, str]:

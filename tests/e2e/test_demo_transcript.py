@@ -29,9 +29,9 @@ from aiogram.client.session.middlewares.base import (
 from aiogram.methods import Response, TelegramMethod
 from aiogram.methods.base import TelegramType
 
+from bot.cli.demo import Table, play_demo
+from bot.cli.scenarios import SCENARIOS, SMALLEST_TOURNAMENT
 from bot.config import Config
-from bot.demo import Table, play_demo
-from bot.scenarios import SCENARIOS, SMALLEST_TOURNAMENT
 
 # Six players, the fewest each scenario plays out with; seven for the plain game, the
 # fewest with two mafiosi, so that the mafia's relay is in it; a tournament's smallest

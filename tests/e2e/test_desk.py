@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from bot.demo import Crowd, open_table, play
+from bot.cli.demo import Crowd, open_table, play
 from bot.rules.settings import GameSettings
 from tests.e2e.test_tournament import play_tour, register_all, say
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from aiogram.types import Update
 
-from bot.demo import Crowd, Table, open_table, play
-from bot.render import Post
+from bot.cli.demo import Crowd, Table, open_table, play
 from bot.rules.events import Phase
 from bot.rules.protocol import entry_from_json, replay, state_to_json
+from bot.views.render import Post
 
 
 async def protocol_state(table: Table) -> dict[str, object]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from bot.demo import Crowd, Table, open_table, play
+from bot.cli.demo import Crowd, Table, open_table, play
 from bot.rules.events import (
     ClockRestarted,
     Extended,

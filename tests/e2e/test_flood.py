@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.demo import open_table
-from bot.throttle import CHAT_BURST
+from bot.cli.demo import open_table
+from bot.delivery.throttle import CHAT_BURST
 
 GROUPS = 20
 BURST = 20  # each stranger's /help in their group, at once

@@ -15,7 +15,7 @@ import random
 import pytest
 from aiogram.exceptions import TelegramRetryAfter
 
-from bot.demo import Crowd, Table, open_table, play
+from bot.cli.demo import Crowd, Table, open_table, play
 from bot.rules.events import NightStarted, Phase, SpeechStarted, VoteOpened
 from bot.rules.protocol import Entry, entry_from_json, replay
 from sandbox import SENDING_METHODS, ManualClock, RateLimits, Sandbox, SimMessage, Window

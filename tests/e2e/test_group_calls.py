@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from bot.demo import Crowd, Table, open_table, play
+from bot.cli.demo import Crowd, Table, open_table, play
 from bot.rules.events import Event, NightStarted, Phase, SpeechStarted, VoteOpened
 from bot.rules.protocol import entry_from_json
 from sandbox import SENDING_METHODS, SimMessage

@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from bot.callbacks import SignCb
-from bot.demo import Crowd, Table, open_table, play
+from bot.cli.demo import Crowd, Table, open_table, play
 from bot.rules.events import Cause, Phase
 from bot.rules.sanctions import Penalty
+from bot.views.callbacks import SignCb
 from tests.e2e.test_hostile import forge
 
 

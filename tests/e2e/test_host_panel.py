@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.callbacks import PanelCb
-from bot.demo import Table, open_table
+from bot.cli.demo import Table, open_table
 from bot.rules.events import Cause, Phase
 from bot.rules.sanctions import Penalty, VCode
+from bot.views.callbacks import PanelCb
 from sandbox import SimMessage
 from tests.e2e.test_hostile import forge
 

@@ -4,7 +4,7 @@ to the Host privately)."""
 
 from __future__ import annotations
 
-from bot.demo import open_table
+from bot.cli.demo import open_table
 from sandbox import SimMessage
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from bot.demo import RIGHTS, Crowd, Table, open_table
+from bot.cli.demo import RIGHTS, Crowd, Table, open_table
 from bot.rules import engine
 from bot.rules.actions import (
     Action,

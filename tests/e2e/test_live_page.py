@@ -30,11 +30,11 @@ import aiohttp
 import pytest
 
 from bot.app import run_bot
+from bot.cli.demo import Crowd, Table, open_table
 from bot.config import Config
-from bot.demo import Crowd, Table, open_table
 from bot.rules.events import Phase
 from bot.rules.roles import Role
-from bot.web import PageLinks, TournamentPages, serve_pages
+from bot.web.page import PageLinks, TournamentPages, serve_pages
 from sandbox import Sandbox
 from tests.e2e.test_tournament import bound_chat, play_tour, register_all, say
 
@@ -448,7 +448,7 @@ async def test_the_demo_tournament_serves_its_page_to_the_podium(tmp_path: Path)
     tournament --web` serves it while the demo plays and prints its address. The
     finished tournament shows its prize winners, shared places as "1–6", points with a
     decimal comma in Russian."""
-    from bot.scenarios import play_tournament
+    from bot.cli.scenarios import play_tournament
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -490,7 +490,7 @@ async def test_the_demo_tournament_serves_its_page_to_the_podium(tmp_path: Path)
 async def test_the_finished_demo_tournament_on_a_screen_and_a_desktop(browser: Any) -> None:
     """The README's pictures (docs/live-*.png are copies of these): the demo's Russian
     tournament once finished, its prize winners on top."""
-    from bot.scenarios import play_tournament
+    from bot.cli.scenarios import play_tournament
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -599,7 +599,7 @@ async def test_a_half_sent_request_to_the_page_is_dropped_after_a_few_seconds(
     served: tuple[Table, PageLinks, str],
 ) -> None:
     """Issue 25 §5: a client that sends half a request's headers is not kept waiting for."""
-    from bot.httpguard import HEADER_SECONDS
+    from bot.web.httpguard import HEADER_SECONDS
 
     _, _, base = served
     assert HEADER_SECONDS <= 10
@@ -614,8 +614,8 @@ async def test_one_address_gets_a_budget_of_requests_then_429(
 ) -> None:
     """Issue 25 §5: one source asking hundreds a second is answered 429; another address
     (behind the reverse proxy, X-Forwarded-For) has a budget of its own."""
-    from bot.httpguard import AddressLimit
-    from bot.web import PAGE_BURST, PAGE_EVERY
+    from bot.web.httpguard import AddressLimit
+    from bot.web.page import PAGE_BURST, PAGE_EVERY
 
     table, links, _ = served
     assert PAGE_BURST >= 60 and PAGE_EVERY <= 0.1  # a hall full of phones behind one address
@@ -679,7 +679,7 @@ async def test_the_pages_cache_keeps_a_bounded_number_of_answers(
     """Issue 25 §5: live.json answers are kept for reuse, but not one per tournament ever
     read: the least recently read are forgotten."""
     from bot.lru import LRU
-    from bot.web import PAGES_KEPT
+    from bot.web.page import PAGES_KEPT
 
     table, links, _ = served
     tournaments = table.app.dispatcher["tournaments"]
@@ -732,7 +732,7 @@ async def test_launch_data_older_than_the_replay_window_is_refused(
 async def test_a_slow_body_to_me_is_not_waited_on(served: tuple[Table, PageLinks, str]) -> None:
     """Issue 25 §5: the headers came in time, then the body trickles: `me` answers 408
     after as long as the headers get, rather than holding the connection."""
-    from bot.httpguard import HEADER_SECONDS
+    from bot.web.httpguard import HEADER_SECONDS
 
     table, links, base = served
     await register_all(table, table.people[:1])

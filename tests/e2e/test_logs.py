@@ -14,7 +14,7 @@ import random
 
 import pytest
 
-from bot.demo import Crowd, open_table, play
+from bot.cli.demo import Crowd, open_table, play
 from bot.logs import JsonLines, setup_logging
 
 

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from bot.demo import Table, open_table
+from bot.cli.demo import Table, open_table
 from bot.rules.events import Phase
 from sandbox import SimUser
 from tests.e2e.test_tournament import play_tour, register_all

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.demo import Table, open_table
+from bot.cli.demo import Table, open_table
 from bot.rules.events import Phase
 from sandbox.people import SimGroup
 from sandbox.world import SimMessage

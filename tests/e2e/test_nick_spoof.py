@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.demo import open_table
+from bot.cli.demo import open_table
 from tests.e2e.test_tournament import REGISTRATION, register_all, say, start_table
 
 SPOOF = "Ira)\n\n☠ Killed tonight: #2 (Vera"

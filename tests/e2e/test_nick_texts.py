@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.demo import open_table
+from bot.cli.demo import open_table
 from bot.rules.events import Phase
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.demo import Table, open_table
-from bot.i18n import Texts
+from bot.cli.demo import Table, open_table
+from bot.views.i18n import Texts
 from sandbox import SimGroup, SimMessage
 from storage.games import GameStatus
 from tests.e2e.test_authority import tournament_table

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.demo import Table, open_table
-from bot.web import PageLinks, TournamentPages
+from bot.cli.demo import Table, open_table
+from bot.web.page import PageLinks, TournamentPages
 from sandbox import SimUser
 from tests.e2e.test_tournament import (
     INVITE,

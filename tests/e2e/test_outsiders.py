@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.demo import open_table
+from bot.cli.demo import open_table
 from bot.tournaments import OPEN_TOURNAMENTS, TournamentError
 from storage.chats import ChatType
 from storage.tournaments import TournamentStatus
@@ -108,7 +108,7 @@ async def test_an_expelled_observer_stays_out_and_a_tables_link_seats_only_its_r
     limit, so the observer came back by the same link. The link now lets in as many as the
     table seats, and the expelled observer is kept out by Telegram for a week."""
     from handlers.judge import EXPELLED_DAYS
-    from sandbox.errors import SimulationError
+    from sandbox.api_errors import SimulationError
     from tests.e2e.test_authority import tournament_table
 
     async with open_table(12, seed=8, lang="en") as table:

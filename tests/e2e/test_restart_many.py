@@ -23,10 +23,10 @@ from aiogram.enums import ParseMode
 from bench.fill import fill
 from bench.players import Tables
 from bot.app import build_app
-from bot.clock import VirtualClock, VirtualTimers
 from bot.config import Config
-from bot.i18n import Texts
 from bot.service import TURN
+from bot.services.clock import VirtualClock, VirtualTimers
+from bot.views.i18n import Texts
 from sandbox import Sandbox
 from storage.db import Database
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from bot import service
-from bot.demo import RIGHTS, Table, open_table
+from bot.cli.demo import RIGHTS, Table, open_table
 from bot.rules.events import Phase
 from bot.service import COMMIT_RETRIES, TURN
 from sandbox import SimGroup, SimUser

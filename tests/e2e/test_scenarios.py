@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.demo import Table, open_table
+from bot.cli.demo import Table, open_table
 from bot.rules.events import Cause, Phase
 from bot.rules.roles import Role
 

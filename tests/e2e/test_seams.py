@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 import pytest
 from aiogram.types import Update
 
-from bot.demo import RIGHTS, Table, open_table
+from bot.cli.demo import RIGHTS, Table, open_table
 
 
 @pytest.fixture

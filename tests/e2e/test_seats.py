@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from bot.demo import RIGHTS, open_table
+from bot.cli.demo import RIGHTS, open_table
 from bot.rules.settings import GameSettings
 from sandbox import SimGroup
 from storage.games import GameStatus

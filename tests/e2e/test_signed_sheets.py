@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.demo import open_table
+from bot.cli.demo import open_table
 from bot.rules.sheet import sheet
 from tests.e2e.test_tournament import play_tour, register_all, say
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.demo import Table, open_table
+from bot.cli.demo import Table, open_table
 from bot.rules.events import Phase
 from bot.rules.state import GameState
 from sandbox import SimUser

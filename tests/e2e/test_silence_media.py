@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.demo import Table
+from bot.cli.demo import Table
 from bot.rules.events import Phase
 from bot.rules.state import GameState
 from sandbox import SimUser

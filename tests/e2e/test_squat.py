@@ -7,7 +7,7 @@ never pressed Start and `/join`ed held `/begin` up with no way to take them out.
 
 from __future__ import annotations
 
-from bot.demo import Table, open_table
+from bot.cli.demo import Table, open_table
 from sandbox import SimUser
 from storage.games import GameStatus
 from tests.e2e.test_tournament import say

@@ -12,7 +12,7 @@ import asyncio
 
 import pytest
 
-from bot.demo import Table, open_table
+from bot.cli.demo import Table, open_table
 from bot.rules.events import Phase
 from bot.timings import GameLock
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from bot.demo import Crowd, open_table, play
+from bot.cli.demo import Crowd, open_table, play
 from bot.rules.sheet import sheet
 
 

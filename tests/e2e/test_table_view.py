@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.demo import Table, open_table
+from bot.cli.demo import Table, open_table
 from bot.rules.events import Phase
 from sandbox.calllog import SENDING_METHODS
 from sandbox.world import SimMessage

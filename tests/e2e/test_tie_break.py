@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.demo import open_table
+from bot.cli.demo import open_table
 from bot.rules.draws import shuffled
 from bot.rules.sheet import sheet
-from bot.web import PageLinks, TournamentPages
+from bot.web.page import PageLinks, TournamentPages
 from tests.e2e.test_tournament import play_tour, register_all, say
 
 

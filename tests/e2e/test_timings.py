@@ -12,7 +12,7 @@ import random
 import pytest
 
 from bot import timings
-from bot.demo import Crowd, open_table, play
+from bot.cli.demo import Crowd, open_table, play
 
 
 async def _game(seed: int, moves: int | None = None) -> int:

@@ -14,7 +14,7 @@ import random
 
 import pytest
 
-from bot.demo import Crowd, Table, open_table, play
+from bot.cli.demo import Crowd, Table, open_table, play
 from bot.rules.events import Phase
 from bot.rules.state import GameState
 from sandbox import SimGroup, SimMessage

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.demo import Table, open_table
+from bot.cli.demo import Table, open_table
 from sandbox import SimGroup, SimulationError, SimUser
 from tests.e2e.test_tournament import (
     INVITE,

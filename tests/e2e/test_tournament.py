@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from bot.demo import RIGHTS, Crowd, Table, open_table, play
+from bot.cli.demo import RIGHTS, Crowd, Table, open_table, play
 from bot.rules.roles import Role
 from bot.rules.sheet import sheet
 from bot.tournament.scoring import format_tenths

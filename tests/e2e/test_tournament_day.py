@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from bot.demo import RIGHTS, Crowd, Table, open_table, play
+from bot.cli.demo import RIGHTS, Crowd, Table, open_table, play
 from sandbox import SimGroup, SimUser
 from tests.e2e.test_tournament import INVITE, REGISTRATION, say, told, warn
 

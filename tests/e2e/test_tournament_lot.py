@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.demo import Table, open_table
+from bot.cli.demo import Table, open_table
 from bot.tournament.standings import StandingsRow
 from sandbox import SimUser
 from tests.e2e.test_tournament import play_tour, register_all, say

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from bot.demo import RIGHTS, Crowd, Table, open_table, play
+from bot.cli.demo import RIGHTS, Crowd, Table, open_table, play
 from sandbox import SimGroup
 from storage.games import GameStatus
 from storage.tournaments import TournamentStatus

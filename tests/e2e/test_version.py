@@ -4,7 +4,7 @@ organiser sees which version answers, in the bot itself."""
 from __future__ import annotations
 
 import bot
-from bot.demo import open_table
+from bot.cli.demo import open_table
 
 
 async def test_start_names_the_release_to_a_configured_judge_only() -> None:

@@ -14,10 +14,10 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.enums import ParseMode
 
 from bot.app import build_app
-from bot.clock import SchedulerTimers, WallClock
-from bot.demo import RIGHTS, demo_seed
-from bot.i18n import Texts
+from bot.cli.demo import RIGHTS, demo_seed
 from bot.rules.settings import GameSettings
+from bot.services.clock import SchedulerTimers, WallClock
+from bot.views.i18n import Texts
 from sandbox import Sandbox
 from storage.db import Database
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.callbacks import SanctionCb, WarnCb
-from bot.demo import Table
+from bot.cli.demo import Table
 from bot.rules.sanctions import Penalty, VCode
+from bot.views.callbacks import SanctionCb, WarnCb
 from sandbox import Chat, SimMessage
 from tests.e2e.test_hostile import forge
 

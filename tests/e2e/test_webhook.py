@@ -21,12 +21,12 @@ import aiohttp
 import pytest
 
 from bot.app import run_bot
+from bot.cli.demo import Crowd, Table, open_table, play
 from bot.config import Config
-from bot.demo import Crowd, Table, open_table, play
 from bot.rules.events import Phase
-from bot.webhook import SECRET_HEADER, WEBHOOK_CONNECTIONS
+from handlers.webhook import SECRET_HEADER, WEBHOOK_CONNECTIONS
 from sandbox import Sandbox
-from storage.updates import ProcessedRepository
+from storage.marks import ProcessedRepository
 from tests.e2e.test_robustness import NOT_RECORDED, failing_appends
 
 
@@ -93,7 +93,7 @@ async def test_a_whole_game_is_played_in_webhook_mode() -> None:
 async def test_a_forged_stop_without_the_secret_changes_nothing(
     table: Table, http: aiohttp.ClientSession, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, "bot.webhook")
+    caplog.set_level(logging.WARNING, "handlers.webhook")
     before = table.state
     calls = len(table.sandbox.calls())
 
@@ -106,7 +106,7 @@ async def test_a_forged_stop_without_the_secret_changes_nothing(
     assert len(table.sandbox.calls()) == calls  # the bot said nothing to anybody
     processed = ProcessedRepository(table.database)
     assert not await processed.has_update(900_000)
-    refusals = [r.getMessage() for r in caplog.records if r.name == "bot.webhook"]
+    refusals = [r.getMessage() for r in caplog.records if r.name == "handlers.webhook"]
     # Once per source: the same caller is not logged again, so the log cannot be flooded.
     assert len(refusals) == 1 and "127.0.0.1" in refusals[0]
     assert all(table.webhook_secret not in r.getMessage() for r in caplog.records)
@@ -351,7 +351,7 @@ async def test_a_press_whose_commit_failed_is_answered_500_and_done_at_the_next_
 async def test_a_half_sent_request_is_dropped_after_a_few_seconds(table: Table) -> None:
     """Issue 25 §5: connections that send half a request and wait are not held (500 were
     still held after 90 s); Telegram's own deliveries go on meanwhile."""
-    from bot.httpguard import HEADER_SECONDS
+    from bot.web.httpguard import HEADER_SECONDS
 
     assert HEADER_SECONDS <= 10
     writers = []
@@ -388,8 +388,8 @@ async def test_a_source_refused_again_and_again_is_answered_429_and_telegram_is_
 ) -> None:
     """Issue 25 §5: a stranger guessing the secret gets a few refusals, then 429 at once;
     a request with the secret is Telegram's and is never limited."""
-    from bot.httpguard import AddressLimit
-    from bot.webhook import RECEIVER, REFUSED_BURST, REFUSED_EVERY
+    from bot.web.httpguard import AddressLimit
+    from handlers.webhook import RECEIVER, REFUSED_BURST, REFUSED_EVERY
 
     receiver = table.webhook_runner.app[RECEIVER]
     receiver.refusals = AddressLimit(REFUSED_BURST, REFUSED_EVERY, clock=lambda: 0.0)

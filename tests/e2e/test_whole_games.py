@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from bot.demo import Crowd, open_table, play
+from bot.cli.demo import Crowd, open_table, play
 from bot.rules.roles import Side
 
 

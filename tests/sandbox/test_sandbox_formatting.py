@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from sandbox.errors import ApiError
+from sandbox.api_errors import ApiError
 from sandbox.formatting import FormattedText, format_text
 
 

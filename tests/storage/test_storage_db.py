@@ -14,11 +14,11 @@ from storage_testdata import CHAT, HOST, T0
 
 from storage import ChatType, Database, Game, NewEvent, Repositories, StorageError
 from storage.db import Work
-from storage.errors import NotFoundError
+from storage.failures import NotFoundError
 from storage.games import saving_state
+from storage.marks import marking_update
 from storage.outbox import enqueuing
 from storage.protocol import appending
-from storage.updates import marking_update
 
 
 class Boom(Exception):

@@ -75,7 +75,7 @@ async def test_delivered_messages_of_games_no_longer_running_are_pruned(
     """Issue 25: the outbox stays bounded. What was delivered long ago for a game that is
     over goes; a running game's messages (its table message is recalled after a restart)
     and anything unsent stay."""
-    from bot.updates import PRUNE_EVERY, HandledUpdates
+    from bot.services.inbox import PRUNE_EVERY, HandledUpdates
     from storage import GameStatus
 
     day = 24 * 3600.0

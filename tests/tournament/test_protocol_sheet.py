@@ -13,12 +13,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.i18n import Texts
 from bot.rules.actions import Kill
 from bot.rules.events import Cause, Phase, Player
 from bot.rules.roles import Role, Side
 from bot.rules.sanctions import Penalty, VCode
-from bot.sheet_view import sheet_html, sheet_message
 from bot.tournament.protocol_sheet import (
     Correction,
     ProtocolSheet,
@@ -27,6 +25,8 @@ from bot.tournament.protocol_sheet import (
 )
 from bot.tournament.scoring import Scheme
 from bot.tournament.settings import TournamentSettings
+from bot.views.i18n import Texts
+from bot.views.sheet import sheet_html, sheet_message
 from tests.rules import helpers
 from tests.rules.helpers import Game, to_night
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.i18n import Texts
 from bot.tournament.tables import table_code, table_number
+from bot.views.i18n import Texts
 
 
 def test_a_code_names_the_tournament_tour_and_group_and_a_player_reads_the_group() -> None:

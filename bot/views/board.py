@@ -10,10 +10,10 @@ protocol is public then), never a night's check or kill picks.
 
 from __future__ import annotations
 
-from bot.i18n import Texts, escape
 from bot.rules.events import Cause, Phase
 from bot.rules.sanctions import Penalty
 from bot.rules.state import GameState, SanctionRecord, SeatState
+from bot.views.i18n import Texts, escape
 
 BOARD = "board"  # the key the table message is remembered under
 

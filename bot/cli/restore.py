@@ -23,7 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TextIO
 
-from bot.backup import holds
+from bot.cli.backup import holds
 from storage.db import PRIVATE
 
 OK, PROBLEM = 0, 1

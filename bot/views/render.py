@@ -1,7 +1,7 @@
 """Rendering: events in, messages out. A pure function, tested without Telegram.
 
 All events of one action become at most one new group message (plus the pinned table
-message at the deal, `bot.board`), which keeps a game well inside Telegram's 20 messages
+message at the deal, `bot.views.board`), which keeps a game well inside Telegram's 20 messages
 a minute per group. Private messages go to the players the event concerns.
 """
 
@@ -13,9 +13,6 @@ from datetime import datetime
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
-from bot.board import BOARD, board_text
-from bot.callbacks import NightCb, SignCb, TurnCb, VoteCb
-from bot.i18n import Texts, escape
 from bot.rules.events import (
     CardsDealt,
     Cause,
@@ -46,6 +43,9 @@ from bot.rules.sanctions import Penalty, VCode
 from bot.rules.settings import KillRule
 from bot.rules.sheet import sheet
 from bot.rules.state import GameState
+from bot.views.board import BOARD, board_text
+from bot.views.callbacks import NightCb, SignCb, TurnCb, VoteCb
+from bot.views.i18n import Texts, escape
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ a game runs ever reaches it: no role, no seed, no night choice, no vote in progr
 tournament's number and a token derived from the bot's secret, so nobody finds a
 tournament's page by counting; `PageLinks` makes the addresses, `serve_pages` answers.
 The token is checked before the database is asked anything, each source address has a
-budget of requests, a half-sent request is dropped after a few seconds (bot.httpguard),
+budget of requests, a half-sent request is dropped after a few seconds (bot.web.httpguard),
 and what is kept between readings is bounded.
 
 The page is one HTML shell with a script that asks `live.json` every few seconds and
@@ -31,10 +31,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.httpguard import HEADER_SECONDS, AddressLimit
-from bot.i18n import LANGUAGES, Texts
 from bot.lru import LRU
-from bot.render import _clock_time, _zone_name
 from bot.rules.events import Phase
 from bot.rules.sanctions import Penalty
 from bot.service import GameService
@@ -42,7 +39,10 @@ from bot.tournament.natural import natural_key
 from bot.tournament.scoring import format_tenths
 from bot.tournament.standings import StandingsRow
 from bot.tournaments import TournamentService
-from bot.webapp import MAX_AGE_SECONDS, MAX_INIT_DATA, viewer_of
+from bot.views.i18n import LANGUAGES, Texts
+from bot.views.render import _clock_time, _zone_name
+from bot.web.httpguard import HEADER_SECONDS, AddressLimit
+from bot.web.webapp import MAX_AGE_SECONDS, MAX_INIT_DATA, viewer_of
 from storage.games import GameStatus
 from storage.tournaments import Tournament
 from storage.tours import TourGroup
@@ -97,7 +97,7 @@ class PageLinks:
 
 
 def _asset(name: str) -> str:
-    return resources.files("bot").joinpath("webpage", name).read_text(encoding="utf-8")
+    return resources.files("bot.web.page").joinpath("static", name).read_text(encoding="utf-8")
 
 
 class TournamentPages:
@@ -403,7 +403,7 @@ async def serve_pages(
     runner = web.AppRunner(
         pages.application(),
         access_log=None,
-        # A half-sent request is dropped after this long (bot.httpguard).
+        # A half-sent request is dropped after this long (bot.web.httpguard).
         keepalive_timeout=HEADER_SECONDS,
     )
     await runner.setup()

@@ -27,14 +27,14 @@ from typing import TextIO
 
 from aiohttp import web
 
+from bot.cli.demo import RIGHTS, SPEECHES, Crowd, Table, open_table, play
 from bot.config import Config
-from bot.demo import RIGHTS, SPEECHES, Crowd, Table, open_table, play
 from bot.rules.events import Phase
 from bot.rules.roles import Role
 from bot.rules.sanctions import VCode
 from bot.rules.state import GameState
 from bot.tournament.settings import TournamentSettings
-from bot.web import PageLinks, TournamentPages, serve_pages
+from bot.web.page import PageLinks, TournamentPages, serve_pages
 from sandbox import PrivateChat, SimGroup, SimUser
 from storage.secrets import PAGE_KEY
 from storage.tournaments import TournamentStatus

@@ -25,7 +25,7 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from bot.config import Config, load_config
-from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, Texts
+from bot.views.i18n import DEFAULT_LANGUAGE, LANGUAGES, Texts
 
 OK, PROBLEM = 0, 1
 # sysexits.h's EX_CONFIG: what only a person can mend. systemd does not restart on it.

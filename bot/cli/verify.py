@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from bot.i18n import Texts
 from bot.rules import draws
 from bot.rules.events import (
     CardsDealt,
@@ -34,6 +33,7 @@ from bot.rules.protocol import Entry, entry_from_json
 from bot.rules.roles import Role, role_deck
 from bot.rules.settings import GameSettings
 from bot.rules.state import evolve, initial_state
+from bot.views.i18n import Texts
 
 # Exit codes: everything matches; a draw differs from the game; the input is unusable.
 OK, DIFFERS, UNUSABLE = 0, 1, 2

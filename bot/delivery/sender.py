@@ -19,7 +19,7 @@ private chat and 20 a minute into one group (an edit counts like a message), and
 - Buttons whose moment has passed (`Unkey`) are taken off the message that still shows
   them: folded into it while it waits in the queue, otherwise by a cosmetic edit of that
   very message, which lets the chat's next posts go first.
-- The pinned table message (`bot.board`) is shown its latest text by an edit of its
+- The pinned table message (`bot.views.board`) is shown its latest text by an edit of its
   own, in a quiet moment of the group's window: only the latest text waits, so however
   fast the game goes, the table costs at most a few edits a minute and never a turn's.
 """
@@ -53,11 +53,11 @@ from aiogram.methods import Response, TelegramMethod
 from aiogram.methods.base import TelegramType
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, Message
 
-from bot.board import BOARD
-from bot.clock import Clock
-from bot.longtext import fits
+from bot.delivery.longtext import fits
 from bot.lru import LRU
-from bot.render import Edit, Keyboard, Outgoing, Post, Retime, Unkey
+from bot.services.clock import Clock
+from bot.views.board import BOARD
+from bot.views.render import Edit, Keyboard, Outgoing, Post, Retime, Unkey
 
 log = logging.getLogger(__name__)
 
@@ -223,7 +223,7 @@ class Limiter(BaseRequestMiddleware):
         self._calls = 0
         self.lazy_sleeping = 0  # calls waiting for room that nothing is in a hurry for
         # Calls admitted and not yet answered and booked: a virtual clock moved meanwhile
-        # would book them at a time that depends on the machine's speed (bot.demo).
+        # would book them at a time that depends on the machine's speed (bot.cli.demo).
         self.in_flight = 0
 
     async def __call__(

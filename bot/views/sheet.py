@@ -11,10 +11,10 @@ import html
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from bot.i18n import Texts, decimal, escape
 from bot.rules.events import Cause
 from bot.tournament.protocol_sheet import Correction, Departure, ProtocolRow, ProtocolSheet
 from bot.tournament.scoring import Scheme, format_tenths
+from bot.views.i18n import Texts, decimal, escape
 
 
 def points(lang: str, tenths: int, *, signed: bool = False) -> str:

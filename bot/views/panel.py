@@ -23,9 +23,7 @@ from dataclasses import dataclass, replace
 
 from aiogram.exceptions import TelegramBadRequest, TelegramForbiddenError
 
-from bot.callbacks import PanelCb, SanctionCb
-from bot.i18n import Texts, escape
-from bot.render import Button, Keyboard, number_rows, sanction_words, violation
+from bot.delivery.sender import COSMETIC, PRIORITY, Sender, markup
 from bot.rules.events import (
     CheckMade,
     Event,
@@ -37,7 +35,9 @@ from bot.rules.events import (
 from bot.rules.protocol import event_from_json
 from bot.rules.sanctions import Penalty, VCode
 from bot.rules.state import GameState
-from bot.sender import COSMETIC, PRIORITY, Sender, markup
+from bot.views.callbacks import PanelCb, SanctionCb
+from bot.views.i18n import Texts, escape
+from bot.views.render import Button, Keyboard, number_rows, sanction_words, violation
 from storage.games import Game
 from storage.panels import PanelMessage
 from storage.repositories import Repositories

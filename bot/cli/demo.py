@@ -25,15 +25,15 @@ from pathlib import Path
 from typing import TextIO, TypeVar
 
 from bot.app import App, build_app, make_bot, set_command_menus
-from bot.clock import VirtualClock, VirtualTimers
 from bot.config import Config
-from bot.i18n import Texts
 from bot.rules.events import Phase
 from bot.rules.roles import Role
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
-from bot.web import PageLinks
-from bot.webhook import RECEIVER, new_secret, serve_webhook
+from bot.services.clock import VirtualClock, VirtualTimers
+from bot.views.i18n import Texts
+from bot.web.page import PageLinks
+from handlers.webhook import RECEIVER, new_secret, serve_webhook
 from sandbox import CallbackPress, Sandbox, SettleTimeout, SimGroup, SimMessage, SimUser
 from storage.db import Database
 
@@ -677,7 +677,7 @@ async def play_demo(
     *,
     web: bool = False,
 ) -> int:
-    from bot.scenarios import Scripted, play_tournament
+    from bot.cli.scenarios import Scripted, play_tournament
 
     if scenario == "tournament":
         return await play_tournament(config, players, seed, lang, out, web=web)

@@ -4,12 +4,12 @@ Anyone who finds the address can POST to it too, so every request must carry the
 secret we gave Telegram in setWebhook (the `X-Telegram-Bot-Api-Secret-Token` header);
 a request without it is refused before its body is read, and changes nothing. A source
 refused too often is answered 429 without a look at what it sends, and a connection that
-sends half a request is dropped after a few seconds (bot.httpguard); a request with the
+sends half a request is dropped after a few seconds (bot.web.httpguard); a request with the
 secret is Telegram's and never limited.
 
 An update is answered 200 once it is decided: what it did is stored with its mark (see
 `handlers.middleware.OncePerUpdate`), or it told Telegram something, or its handling is
-over (`bot.updates.ChatOrder`). Until then Telegram holds it and delivers it again if we
+over (`bot.services.inbox.ChatOrder`). Until then Telegram holds it and delivers it again if we
 die. What it still has to send waits for Telegram's windows in the sender's queues, not
 in the request: a reply held by a busy group's 20 a minute never keeps a connection, so
 a flood in strangers' groups cannot take the connections that the games' presses need.
@@ -35,9 +35,9 @@ from aiogram.types.update import UpdateTypeLookupError
 from aiohttp import web
 from pydantic import ValidationError
 
-from bot import runtime
 from bot.config import valid_webhook_secret
-from bot.httpguard import HEADER_SECONDS, AddressLimit, source, too_many
+from bot.delivery import runtime
+from bot.web.httpguard import HEADER_SECONDS, AddressLimit, source, too_many
 
 log = logging.getLogger(__name__)
 
@@ -188,7 +188,7 @@ async def serve_webhook(
         access_log=None,
         # An update being handled is finished, not cut off, when we stop.
         handler_cancellation=False,
-        # A half-sent request is dropped after this long (bot.httpguard).
+        # A half-sent request is dropped after this long (bot.web.httpguard).
         keepalive_timeout=HEADER_SECONDS,
     )
     await runner.setup()

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.i18n import Texts, decimal
 from bot.rules.settings import TIMER_FIELDS, GameSettings, KillRule
 from bot.tournament.settings import SettingChange, TournamentSettings, parse_tie_break
+from bot.views.i18n import Texts, decimal
 
 # What /settings shows, in this order: the tournament's own, then the game scheme.
 SHOWN = (

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from typing import Any
 
-from storage.updates import ProcessedRepository
+from storage.marks import ProcessedRepository
 
 # Updates remembered in memory; a redelivery comes within seconds, far fewer than these.
 REMEMBERED = 50_000

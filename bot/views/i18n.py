@@ -1,4 +1,4 @@
-"""Translation catalogs: every text a person sees lives in bot/locales/<lang>.toml.
+"""Translation catalogs: every text a person sees lives in bot/views/locales/<lang>.toml.
 
 Values are `str.format` templates. Anything user-supplied (nicks, titles) is escaped
 for HTML by the caller before it goes in, through `escape`.
@@ -36,7 +36,7 @@ def _flatten(prefix: str, table: dict[str, Any], out: dict[str, str]) -> None:
 
 
 def load_catalog(lang: str) -> dict[str, str]:
-    data = tomllib.loads(resources.files("bot.locales").joinpath(f"{lang}.toml").read_text())
+    data = tomllib.loads(resources.files("bot.views.locales").joinpath(f"{lang}.toml").read_text())
     flat: dict[str, str] = {}
     _flatten("", data, flat)
     return flat

@@ -1,0 +1,1 @@
+"""The commands of `python -m bot` besides `run`: check, backup, restore, verify, demo."""

@@ -1,0 +1,1 @@
+"""The application layer: the game and tournament services and their ports. No aiogram."""

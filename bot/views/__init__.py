@@ -1,0 +1,1 @@
+"""Views: what people read. Pure functions of the game's state and the texts."""
