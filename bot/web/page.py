@@ -97,7 +97,7 @@ class PageLinks:
 
 
 def _asset(name: str) -> str:
-    return resources.files("bot.web.page").joinpath("static", name).read_text(encoding="utf-8")
+    return resources.files("bot.web").joinpath("static", name).read_text(encoding="utf-8")
 
 
 class TournamentPages:
