@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -35,16 +36,24 @@ def imported(path: Path) -> set[str]:
     return names
 
 
+def within(name: str, packages: Iterable[str]) -> bool:
+    """Whether the module `name` is one of `packages` or lies under one of them."""
+    return any(name == p or name.startswith(f"{p}.") for p in packages)
+
+
+def modules_of(folder: str) -> list[Path]:
+    files = sorted((ROOT / folder).rglob("*.py"))
+    assert files, folder
+    return files
+
+
 @pytest.mark.parametrize("core", sorted(CORES))
 def test_a_pure_core_imports_the_standard_library_and_what_lies_below_it(core: str) -> None:
-    allowed = CORES[core]
-    files = sorted((ROOT / core).rglob("*.py"))
-    assert files
     wrong = []
-    for path in files:
+    for path in modules_of(core):
         for name in imported(path):
             top = name.split(".")[0]
-            if name == "." or any(name == a or name.startswith(f"{a}.") for a in allowed):
+            if name == "." or within(name, CORES[core]):
                 continue
             if top in sys.stdlib_module_names and top not in FORBIDDEN_STDLIB:
                 continue
@@ -70,14 +79,11 @@ FOLDER_RULES: dict[str, tuple[str, ...]] = {
 
 @pytest.mark.parametrize("folder", sorted(FOLDER_RULES))
 def test_a_folder_of_the_layout_imports_nothing_above_or_beside_it(folder: str) -> None:
-    refused = FOLDER_RULES[folder]
-    files = sorted((ROOT / folder).rglob("*.py"))
-    assert files
     wrong = [
         f"{path.relative_to(ROOT)}: {name}"
-        for path in files
+        for path in modules_of(folder)
         for name in imported(path)
-        if any(name == r or name.startswith(f"{r}.") for r in refused)
+        if within(name, FOLDER_RULES[folder])
     ]
     assert not wrong, wrong
 
