@@ -1,1 +1,2 @@
-"""The application layer: the game and tournament services and their ports. No aiogram."""
+"""The application layer, no aiogram: the clock and timers, the marks of handled updates.
+The game and tournament services (bot/service.py, bot/tournaments.py) are to move here."""
