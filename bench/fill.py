@@ -23,8 +23,8 @@ from bot.rules.actions import Pass
 from bot.rules.roles import Role
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
-from bot.service import GameService
 from bot.services.clock import VirtualClock, VirtualTimers, WallClock
+from bot.services.game import GameService
 from bot.views.i18n import Texts
 from bot.views.render import Outgoing, Post
 from sandbox import Sandbox

@@ -35,8 +35,9 @@ from bot.delivery.longtext import LongMessages
 from bot.delivery.moves import MovedChats
 from bot.delivery.sender import Sender
 from bot.rules.settings import GameSettings
-from bot.service import LOBBY_IDLE_SECONDS, GameService
 from bot.services.clock import Clock, Timers
+from bot.services.game import GameService
+from bot.services.game.common import LOBBY_IDLE_SECONDS
 from bot.tournaments import OPEN_TOURNAMENTS, TournamentService
 from bot.views.i18n import LANGUAGES, Texts
 from bot.web.page import PageLinks, TournamentPages, serve_pages

@@ -26,7 +26,7 @@ from bot.rules.protocol import entry_from_json, public_entries
 from bot.rules.sanctions import Penalty, disqualifies
 from bot.rules.sheet import SheetRow, sheet
 from bot.rules.state import GameState
-from bot.service import GameService
+from bot.services.game import GameService
 from bot.tournament.groups import Split, split
 from bot.tournament.natural import natural_key
 from bot.tournament.protocol_sheet import (

@@ -20,7 +20,7 @@ from aiogram.filters import CommandObject
 from aiogram.types import Message, User
 
 from bot.rules.settings import KillRule
-from bot.service import GameService
+from bot.services.game import GameService
 from bot.tournament.errors import BadPoints
 from bot.tournament.scoring import parse_tenths
 from bot.tournament.settings import JUDGE_RANGES

@@ -11,7 +11,7 @@ from bot import timings
 from bot.rules.actions import PlayerAction
 from bot.rules.errors import RuleError
 from bot.rules.state import GameState
-from bot.service import GameService
+from bot.services.game import GameService
 
 
 async def press(

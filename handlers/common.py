@@ -12,7 +12,7 @@ from aiogram.types import Message
 from bot import __version__
 from bot.rules.codec import from_json
 from bot.rules.settings import GameSettings
-from bot.service import GameService
+from bot.services.game import GameService
 from bot.tournaments import TournamentService
 from bot.views.i18n import LANGUAGES, escape
 from bot.views.render import named

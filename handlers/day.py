@@ -8,7 +8,7 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.rules.actions import Nominate, Pass, PlayerAction
 from bot.rules.errors import RuleError
-from bot.service import GameService
+from bot.services.game import GameService
 from bot.views.callbacks import TurnCb
 from handlers.args import SEAT, Arg, takes
 from handlers.buttons import press

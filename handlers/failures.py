@@ -30,7 +30,7 @@ from aiogram.methods.base import TelegramType
 from aiogram.types import ErrorEvent
 
 from bot.lru import LRU
-from bot.service import GameService, NotRecorded
+from bot.services.game import GameService, NotRecorded
 
 log = logging.getLogger(__name__)
 STORAGE_FAILURES = (NotRecorded, sqlite3.Error)

@@ -45,7 +45,7 @@ from aiogram.types import (
 from bot.lru import LRU
 from bot.rules.events import Phase
 from bot.rules.state import GameState
-from bot.service import GameService
+from bot.services.game import GameService
 from bot.views.callbacks import PanelCb
 from bot.views.i18n import Texts
 from bot.views.render import Button, named

@@ -20,7 +20,7 @@ from bot.rules.errors import RuleError
 from bot.rules.events import Phase
 from bot.rules.sanctions import Offence, Penalty, VCode, disqualifies, penalty_for
 from bot.rules.state import GameState
-from bot.service import GameService, log_game
+from bot.services.game import GameService, log_game
 from bot.tournament.record import tournament_penalty
 from bot.tournaments import TournamentService
 from bot.views.callbacks import PanelCb, SanctionCb, SignCb, WarnCb

@@ -22,7 +22,7 @@ from aiogram.types import (
 )
 
 from bot.rules.roles import Role, Side
-from bot.service import GameService
+from bot.services.game import GameService
 from bot.tournament.natural import natural_key
 from bot.tournament.scoring import format_tenths
 from bot.tournament.standings import StandingsRow, top_three

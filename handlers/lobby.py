@@ -19,7 +19,7 @@ from aiogram.types import (
 )
 
 from bot.delivery.sender import markup
-from bot.service import GameService, JoinOutcome
+from bot.services.game import GameService, JoinOutcome
 from bot.tournament.natural import natural_key
 from bot.tournament.tables import table_number
 from bot.tournaments import TournamentService
@@ -113,14 +113,16 @@ async def refresh_lobby(service: GameService, game: Game, bot: Bot) -> None:
         stale[game.game_id] = True
         return
     stale[game.game_id] = True
-    shown = None
+    # What the post shows now, as the last edit left it (a refresh that ran before this
+    # one may have shown this change already: Telegram refuses an edit that changes nothing).
+    shown = service.lobby.shown
     try:
         while stale[game.game_id]:
             stale[game.game_id] = False
             text, button = await lobby_view(service, game, bot)
-            if text == shown:
-                continue  # the edit just made already showed that change
-            shown = text
+            if text == shown.get(game.game_id):
+                continue  # an edit already made showed that change
+            shown[game.game_id] = text
             with contextlib.suppress(TelegramBadRequest):  # the lobby post was deleted: no harm
                 await bot.edit_message_text(
                     chat_id=game.chat_id,
@@ -137,6 +139,7 @@ async def repost_lobby(service: GameService, game: Game, bot: Bot) -> None:
     there anew, with its Join button, and is the one edited from then on."""
     text, button = await lobby_view(service, game, bot)
     sent = await bot.send_message(game.chat_id, text, reply_markup=markup(((button,),)))
+    service.lobby.shown[game.game_id] = text
     await service.repos.games.set_lobby_message(
         game.game_id, sent.message_id, now=service.clock.now()
     )
@@ -202,6 +205,7 @@ async def newgame(
         message_thread_id=game.thread_id,
         reply_markup=markup(((button,),)),
     )
+    service.lobby.shown[game.game_id] = text
     await service.repos.games.set_lobby_message(
         game.game_id, sent.message_id, now=service.clock.now()
     )

@@ -24,7 +24,7 @@ from bot import timings
 from bot.delivery.sender import counted_by_windows
 from bot.delivery.throttle import REMEMBERED, RIGHTS_KEPT, CommandBudgets
 from bot.lru import LRU
-from bot.service import CURRENT_UPDATE, GameService
+from bot.services.game import CURRENT_UPDATE, GameService
 from bot.services.inbox import CURRENT_TURN, ChatOrder
 from handlers.args import SERVICE_ACCOUNT_ID
 from storage.chats import ChatType

@@ -9,7 +9,7 @@ from bot.rules.actions import Check, Kill, PlayerAction
 from bot.rules.events import Phase
 from bot.rules.roles import Role
 from bot.rules.state import GameState
-from bot.service import GameService
+from bot.services.game import GameService
 from bot.views.callbacks import NightCb
 from bot.views.i18n import escape
 from bot.views.render import Post, named

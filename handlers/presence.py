@@ -25,7 +25,7 @@ from bot.delivery.sender import markup
 from bot.lru import LRU
 from bot.rules.actions import Pause, Resume, Stop
 from bot.rules.errors import RuleError
-from bot.service import GameService
+from bot.services.game import GameService
 from bot.views.callbacks import AwayCb
 from bot.views.i18n import escape
 from bot.views.render import Button

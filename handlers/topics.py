@@ -17,7 +17,7 @@ from aiogram.types import Chat, Message, TelegramObject
 
 from bot.delivery.throttle import REMEMBERED
 from bot.lru import LRU
-from bot.service import GameService
+from bot.services.game import GameService
 from handlers.commands import PRIVATE_ONLY
 from handlers.guard import is_command, is_speech
 from handlers.lobby import topic_of

@@ -7,7 +7,7 @@ from aiogram.types import CallbackQuery
 
 from bot.rules.actions import PlayerAction, Vote
 from bot.rules.state import GameState
-from bot.service import GameService
+from bot.services.game import GameService
 from bot.views.callbacks import VoteCb
 from bot.views.render import named
 from handlers.buttons import press

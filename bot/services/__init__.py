@@ -1,2 +1,3 @@
-"""The application layer, no aiogram: the clock and timers, the marks of handled updates.
-The game and tournament services (bot/service.py, bot/tournaments.py) are to move here."""
+"""The application layer, no aiogram: the game service in parts (`game/`), the clock and
+timers, the marks of handled updates. The tournament service (bot/tournaments.py) is to
+move here."""

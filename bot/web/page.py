@@ -34,7 +34,7 @@ from aiohttp import web
 from bot.lru import LRU
 from bot.rules.events import Phase
 from bot.rules.sanctions import Penalty
-from bot.service import GameService
+from bot.services.game import GameService
 from bot.tournament.natural import natural_key
 from bot.tournament.scoring import format_tenths
 from bot.tournament.standings import StandingsRow

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot import service as service_module
 from bot.cli.demo import open_table
 from bot.rules.events import Phase
 from bot.rules.roles import Role
-from bot.service import GameService
+from bot.services.game import GameService, people, states
 from storage.chats import ChatType
 from storage.games import GameStatus
 from tests.e2e.test_hostile import forge
@@ -39,9 +38,10 @@ async def settled_games(service: GameService, state_json: str, count: int) -> li
 async def test_caches_stay_bounded_and_the_running_game_keeps_its_state(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    for name, size in (("KEEP_SETTLED", 5), ("KEEP_LOCKS", 10), ("KEEP_PEOPLE", 20)):
-        monkeypatch.setattr(service_module, name, size)
-    monkeypatch.setattr(service_module, "KEEP_CHATS", 3)
+    monkeypatch.setattr(states, "KEEP_SETTLED", 5)
+    monkeypatch.setattr(states, "KEEP_LOCKS", 10)
+    monkeypatch.setattr(people, "KEEP_PEOPLE", 20)
+    monkeypatch.setattr(people, "KEEP_CHATS", 3)
     async with open_table(12, seed=5, lang="en") as table:
         await table.gather()
         await table.begin()
@@ -62,11 +62,15 @@ async def test_caches_stay_bounded_and_the_running_game_keeps_its_state(
             group = table.sandbox.add_supergroup(f"Other club {i}", owner=table.host)
             await table.host.send(group, "/rules")
         await table.settle()
-        assert len(service._settled) <= 5
-        assert len(service._locks) <= 2 * 10
-        for known in (service._known_users, service._user_langs, service._username_owners):
+        assert len(service.states.settled) <= 5
+        assert len(service.states.locks) <= 2 * 10
+        for known in (
+            service.people.known_users,
+            service.people.user_langs,
+            service.people.username_owners,
+        ):
             assert len(known) <= 20
-        for chats in (service._known_chats, service._chat_langs):
+        for chats in (service.people.known_chats, service.people.chat_langs):
             assert len(chats) <= 3
         # The running game never left the cache, and plays on.
         state = service.cached_state(table.game_id or 0)

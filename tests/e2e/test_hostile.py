@@ -58,7 +58,7 @@ from bot.rules.protocol import Entry, entry_from_json
 from bot.rules.roles import Role
 from bot.rules.sanctions import Penalty, VCode
 from bot.rules.state import GameState, evolve, initial_state
-from bot.service import CURRENT_UPDATE
+from bot.services.game import CURRENT_UPDATE
 from sandbox import CallbackPress, SimGroup, SimMessage, SimUser
 from sandbox.world import MEDIA_KINDS, Chat
 from tests.rules.test_properties import Watcher

@@ -21,7 +21,7 @@ from bot.logs import JsonLines, setup_logging
 async def test_a_game_logs_its_start_the_hosts_actions_and_its_end(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, "bot.service")
+    caplog.set_level(logging.INFO, "bot.services.game")
     async with open_table(7, seed=3, lang="en", rate_limits=True) as table:
         await table.gather()
         await table.begin()
@@ -51,7 +51,7 @@ async def test_a_game_logs_its_start_the_hosts_actions_and_its_end(
     objects = [json.loads(form.format(r)) for r in ours]
     assert all("\n" not in form.format(r) for r in ours)
     assert objects[1]["game_id"] == game and objects[1]["chat_id"] == chat
-    assert {o["logger"] for o in objects} == {"bot.service"}
+    assert {o["logger"] for o in objects} == {"bot.services.game"}
     assert {o["level"] for o in objects} == {"INFO"}
 
 
@@ -65,13 +65,13 @@ def test_the_log_format_setting_chooses_text_or_json() -> None:
             try:
                 raise RuntimeError("disk full")
             except RuntimeError:
-                logging.getLogger("bot.service").exception(
+                logging.getLogger("bot.services.game").exception(
                     "game 4 in chat -1001: the commit failed",
                     extra={"game_id": 4, "chat_id": -1001},
                 )
             out = stream.getvalue()
             if form == "text":
-                assert "ERROR bot.service: game 4 in chat -1001: the commit failed" in out
+                assert "ERROR bot.services.game: game 4 in chat -1001: the commit failed" in out
                 assert "Traceback" in out and "disk full" in out
             else:
                 (line,) = out.splitlines()  # the traceback inside the one line

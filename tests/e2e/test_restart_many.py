@@ -24,8 +24,8 @@ from bench.fill import fill
 from bench.players import Tables
 from bot.app import build_app
 from bot.config import Config
-from bot.service import TURN
 from bot.services.clock import VirtualClock, VirtualTimers
+from bot.services.game.common import TURN
 from bot.views.i18n import Texts
 from sandbox import Sandbox
 from storage.db import Database

@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
-from bot import service
 from bot.cli.demo import RIGHTS, Table, open_table
 from bot.rules.events import Phase
-from bot.service import COMMIT_RETRIES, TURN
+from bot.services.game import actions as service
+from bot.services.game.clockwork import COMMIT_RETRIES
+from bot.services.game.common import TURN
 from sandbox import SimGroup, SimUser
 from storage.db import Work
 from storage.games import GameStatus

@@ -1,0 +1,17 @@
+"""The game service in parts; `GameService` is the door handlers use."""
+
+from bot.services.game.common import CURRENT_UPDATE, NotRecorded, log_game
+from bot.services.game.lobby import BeginOutcome, JoinOutcome, Seating
+from bot.services.game.resume import Resumed
+from bot.services.game.service import GameService
+
+__all__ = [
+    "CURRENT_UPDATE",
+    "BeginOutcome",
+    "GameService",
+    "JoinOutcome",
+    "NotRecorded",
+    "Resumed",
+    "Seating",
+    "log_game",
+]

@@ -1,0 +1,113 @@
+"""The table message pinned in the group, and the Host's panel: both follow the state.
+
+Cosmetic, both: the action is stored and told whatever becomes of them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from bot.delivery.sender import Remembered, Sender
+from bot.rules.codec import to_json
+from bot.rules.events import Event
+from bot.rules.state import GameState
+from bot.services.clock import Clock
+from bot.services.game.common import OUTBOX_BOARD, dumps, log
+from bot.services.game.states import GameStates
+from bot.views.board import BOARD, board_text
+from bot.views.i18n import Texts
+from bot.views.panel import HostPanels
+from bot.views.render import Post
+from storage.games import Game, GameStatus
+from storage.repositories import Repositories
+
+
+class TableMessage:
+    def __init__(
+        self,
+        repos: Repositories,
+        clock: Clock,
+        texts: Texts,
+        sender: Sender,
+        states: GameStates,
+        panels: HostPanels,
+    ) -> None:
+        self.repos = repos
+        self.clock = clock
+        self.t = texts
+        self.sender = sender
+        self.states = states
+        self.panels = panels
+
+    async def show_board(self, game: Game, state: GameState, lang: str) -> None:
+        """The pinned table message follows the state (cosmetic: the sender folds and paces it).
+
+        After a restart the sender no longer knows the message: its id is read back from
+        the outbox. A table message the deal has not delivered yet is left to the outbox
+        (`resend_unsent`); one never recorded is posted and pinned anew.
+        """
+        if not state.seats:
+            return
+        key = (game.game_id, BOARD)
+        if key not in self.sender.remembered:
+            try:
+                posted = await self.repos.outbox.latest(game.game_id, OUTBOX_BOARD)
+            except sqlite3.Error:
+                log.exception("game %s: the table message could not be looked up", game.game_id)
+                return
+            if posted is not None and posted.message_id is None:
+                return  # still to go out with the deal: it shows the table as it is then
+            # One left behind in a group that became a supergroup is posted anew.
+            here = posted is not None and posted.chat_id == game.chat_id
+            if posted is not None and posted.message_id is not None and here:
+                self.recall_board(posted.chat_id, posted.message_id, game, state, lang)
+        text = board_text(state, lang, self.t)
+        self.sender.board(game.game_id, game.chat_id, text, self._board_reposted)
+
+    def recall_board(
+        self, chat_id: int, message_id: int, game: Game, state: GameState, lang: str
+    ) -> None:
+        """The table message a restart found in the outbox, remembered for the next edit.
+
+        What it shows is not stored: taken to be the table as it is now (edits are made
+        at once, a crash rarely catches one), so that the first edit after a restart is
+        for a change, never a refused "not modified" one.
+        """
+        self.sender.remembered[(game.game_id, BOARD)] = Remembered(
+            chat_id, message_id, board_text(state, lang, self.t), None
+        )
+
+    async def _board_reposted(self, game_id: int, chat_id: int, message_id: int, text: str) -> None:
+        """A new table message went up: remembered, so that a restart edits this one."""
+        try:
+            async with self.repos.database.transaction():
+                queued = await self.repos.outbox.enqueue(
+                    game_id=game_id,
+                    chat_id=chat_id,
+                    kind=OUTBOX_BOARD,
+                    payload_json=dumps(to_json(Post(chat_id, text, pin=True, remember=BOARD))),
+                    now=self.clock.now(),
+                )
+                await self.repos.outbox.mark_sent(
+                    queued.outbox_id, message_id=message_id, now=self.clock.now()
+                )
+        except sqlite3.Error:
+            log.exception("game %s: the new table message could not be recorded", game_id)
+
+    async def show_panel(self, game: Game, state: GameState, events: Sequence[Event] = ()) -> None:
+        """The Host's panel follows the game; it never fails the action that moved it."""
+        try:
+            await self.panels.show(game, state, events)
+        except Exception:
+            log.exception("game %s: the Host's panel could not follow", game.game_id)
+
+    async def show_panels_of(self, user_id: int) -> None:
+        """The Host pressed Start: the panels of the games they host, which could not be
+        posted before (every running game was shown once at the deal or at start-up)."""
+        for game_id in self.panels.reachable(user_id):
+            async with self.states.lock(game_id):  # no older view after a newer one
+                game = await self.repos.games.get(game_id)
+                state = await self.states.state(game_id)
+                if game is not None and game.status is GameStatus.RUNNING and state is not None:
+                    await self.show_panel(game, state)
