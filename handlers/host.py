@@ -18,7 +18,7 @@ from bot.delivery.sender import markup
 from bot.rules.actions import Action, Extend, Pause, Resume, Sanction, Skip, Stop
 from bot.rules.errors import RuleError
 from bot.rules.events import Phase
-from bot.rules.sanctions import Offence, Penalty, VCode, disqualifies, penalty_for
+from bot.rules.sanctions import Penalty, VCode, disqualifies
 from bot.rules.state import GameState
 from bot.services.game import GameService, log_game
 from bot.tournament.record import tournament_penalty
@@ -211,7 +211,7 @@ def _violations(
     service: GameService, lang: str, game_id: int, state: GameState, seat: int
 ) -> tuple[str, Keyboard]:
     """The violations in words, one a row, and Cancel: the Host picks what was broken."""
-    given = _given(state, seat)
+    given = state.sanctions_of(seat)
     text = service.t(lang, "panel.pick_violation", player=named(state, seat, service.t, lang))
     rows = tuple(
         (
@@ -244,7 +244,7 @@ async def _proposal(
         violation=violation(service.t, lang, vcode),
         penalty=service.t(lang, f"penalty.{penalty.value}"),
     )
-    given = _given(state, seat)
+    given = state.sanctions_of(seat)
     made = SanctionCb(
         game=game.game_id, seat=seat, code=vcode.value, penalty=penalty.value, given=given
     )
@@ -288,7 +288,7 @@ async def pick_violation(
         return
     seat, code = callback_data.seat, callback_data.code
     known = seat in state.seats and code in VCode.__members__
-    if not known or callback_data.given != _given(state, seat) or not _on_it(query):
+    if not known or callback_data.given != state.sanctions_of(seat) or not _on_it(query):
         await query.answer(service.t(lang, "error.stale"), show_alert=True)
         await _settled(query, service, game.game_id)
         return
@@ -343,21 +343,7 @@ async def _ladder(
         # RULES V: repeats count over the whole tournament (this game's included).
         offences = await tournaments.offences(game.tournament_id)
         return tournament_penalty(state.seats[seat].user_id, vcode, game.game_id, offences)
-    # A casual game's record is this game's own (RULES V interpretation).
-    record = [
-        Offence(s.code, game.game_id, s.penalty)
-        for s in state.sanctions
-        if s.seat == seat and s.code is not None
-    ]
-    penalty = penalty_for(vcode, record, game.game_id)
-    # V4 bars from later tournaments: a casual game has none to bar from, so it only
-    # takes the player out of this game.
-    return Penalty.REMOVAL_FROM_GAME if penalty is Penalty.BAN else penalty
-
-
-def _given(state: GameState, seat: int) -> int:
-    """How many sanctions the seat has had in this game: a proposal is made for that record."""
-    return sum(1 for s in state.sanctions if s.seat == seat)
+    return state.casual_penalty(seat, vcode)
 
 
 @takes("host.host_usage", (), (Arg("username", USERNAME),))
@@ -384,13 +370,18 @@ async def hand_over(
     if target_id is None:
         await message.answer(service.t(lang, "host.host_usage"))
         return
-    await service.repos.games.set_host(game.game_id, target_id, now=service.clock.now())
-    log_game(game, "the Host handed over to user %s", target_id)
+    try:
+        handed = await service.hand_over(game, target_id)
+    except RuleError as error:  # the game ended meanwhile
+        await message.answer(service.t(lang, f"error.{error.code}"))
+        return
+    if handed is None:
+        await message.answer(service.t(lang, "host.no_game"))
+        return
     link = f'<a href="tg://user?id={target_id}">{escape(target_name)}</a>'
     await message.answer(service.t(lang, "host.handed_over", host=link))
     # The panel goes to the new Host (none if they hold a seat).
-    handed = await service.repos.games.get(game.game_id)
-    state = await service.state(game.game_id) if handed is not None else None
+    state = await service.state(game.game_id)
     if handed is not None and handed.status is GameStatus.RUNNING and state is not None:
         async with service.lock(game.game_id):
             service.panels.pick(game.game_id, None)
@@ -437,7 +428,7 @@ async def confirm_sanction(
     seat, code = callback_data.seat, callback_data.code
     penalty: Penalty | None = None
     known = state is not None and seat in state.seats and code in VCode.__members__
-    if known and state is not None and callback_data.given == _given(state, seat):
+    if known and state is not None and callback_data.given == state.sanctions_of(seat):
         penalty = await _ladder(game, state, seat, VCode(code), tournaments)
     if penalty is None or penalty.value != callback_data.penalty:
         await query.answer(service.t(lang, "error.stale"), show_alert=True)
@@ -555,7 +546,7 @@ async def panel_press(
     elif do == "code" and seat in state.seats and code in VCode.__members__:
         # The ladder's answer for the record as it is now; Confirm checks it again.
         penalty = await _ladder(game, state, seat, VCode(code), tournaments)
-        picking = Picking(seat, VCode(code), penalty, _given(state, seat))
+        picking = Picking(seat, VCode(code), penalty, state.sanctions_of(seat))
     elif do == "back":
         picking = None
     else:

@@ -130,6 +130,21 @@ def saving_state(
     return save_state
 
 
+def setting_host(game_id: int, host_user_id: int, *, now: float) -> Work[None]:
+    """`GameRepository.set_host`, as a statement for `Database.atomic` (a hand-over stands
+    or falls with its event in the protocol)."""
+
+    def set_host(connection: sqlite3.Connection) -> None:
+        changed = connection.execute(
+            "UPDATE games SET host_user_id = ?, updated_at = ? WHERE game_id = ?",
+            (host_user_id, now, game_id),
+        ).rowcount
+        if not changed:
+            raise NotFoundError(f"no game {game_id}")
+
+    return set_host
+
+
 class GameRepository:
     """Reads and writes `games`."""
 

@@ -95,6 +95,18 @@ class Stop:
 
 
 @dataclass(frozen=True)
+class HandOver:
+    """The Host gives the game to another member of the group (`/host`).
+
+    The game goes on as it stands; the protocol records who ran it from then on, so that
+    the sheet names every Host of the game, not only the last (T3).
+    """
+
+    previous: int  # the user id of the Host until now
+    host: int  # the user id of the Host from now
+
+
+@dataclass(frozen=True)
 class RestartClock:
     """The current turn starts its clock again, with its full time (D10, T2).
 
@@ -104,5 +116,5 @@ class RestartClock:
 
 
 PlayerAction = Pass | Nominate | Vote | Check | Kill
-HostAction = Pause | Resume | Skip | Extend | Sanction | Stop
+HostAction = Pause | Resume | Skip | Extend | Sanction | Stop | HandOver
 Action = PlayerAction | HostAction | Timeout | RestartClock

@@ -18,6 +18,7 @@ from bot.rules.actions import (
     Action,
     Check,
     Extend,
+    HandOver,
     Kill,
     Nominate,
     Pass,
@@ -60,6 +61,7 @@ from bot.rules.events import (
     GameOver,
     GameStarted,
     GameWon,
+    HostChanged,
     KillPicked,
     LastWordsBegan,
     LeadersChosen,
@@ -385,6 +387,14 @@ def _stop(turn: _Turn, _action: Stop) -> None:
     turn.emit(GameAborted())
 
 
+def _hand_over(turn: _Turn, action: HandOver) -> None:
+    # The game goes on as it stands, paused or not, its clock untouched: only who runs
+    # it changes, and the protocol says so (T3: the sheet names every Host).
+    if action.host == action.previous:
+        raise InvalidTarget("the game is theirs already")
+    turn.emit(HostChanged(action.previous, action.host))
+
+
 def _restart_clock(turn: _Turn, _action: RestartClock) -> None:
     # D10, T2: a turn nobody was told of gets its full time from now. The step stays,
     # so every button of the turn stays good. A paused turn keeps what the Host left it.
@@ -420,6 +430,7 @@ _HANDLERS: dict[type[Any], Callable[[_Turn, Any], None]] = {
     Sanction: _sanction,
     Stop: _stop,
     RestartClock: _restart_clock,
+    HandOver: _hand_over,
 }
 
 

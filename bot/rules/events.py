@@ -248,6 +248,14 @@ class ClockRestarted(Event):
 
 
 @dataclass(frozen=True)
+class HostChanged(Event):
+    """The game passed from one Host to another (user ids); the game itself is unchanged."""
+
+    previous: int
+    host: int
+
+
+@dataclass(frozen=True)
 class SanctionGiven(Event):
     """V: a sanction the Host confirmed (code None: a plain removal by the Host)."""
 
@@ -301,6 +309,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Resumed,
         Extended,
         ClockRestarted,
+        HostChanged,
         SanctionGiven,
         GameWon,
         GameOver,

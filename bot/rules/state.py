@@ -23,6 +23,7 @@ from bot.rules.events import (
     GameOver,
     GameStarted,
     GameWon,
+    HostChanged,
     KillPicked,
     LastWordsBegan,
     LeadersChosen,
@@ -43,7 +44,7 @@ from bot.rules.events import (
     VoteOpened,
 )
 from bot.rules.roles import Role, Side, side_of
-from bot.rules.sanctions import Penalty, VCode
+from bot.rules.sanctions import Offence, Penalty, VCode, penalty_for
 from bot.rules.settings import GameSettings
 
 
@@ -106,6 +107,23 @@ class GameState:
     @property
     def in_speech(self) -> bool:
         return self.phase in SPEECH_PHASES
+
+    def sanctions_of(self, seat: int) -> int:
+        """How many sanctions the seat has had in this game (a proposal is made for that
+        record: one the record has moved past is stale)."""
+        return sum(1 for s in self.sanctions if s.seat == seat)
+
+    def casual_penalty(self, seat: int, code: VCode) -> Penalty:
+        """RULES V at a game outside a tournament: the record is this game's own (our
+        interpretation), and V4's ban, which bars from later tournaments, has none to bar
+        from, so it only takes the player out of this game."""
+        record = [
+            Offence(s.code, self.game_id, s.penalty)
+            for s in self.sanctions
+            if s.seat == seat and s.code is not None
+        ]
+        penalty = penalty_for(code, record, self.game_id)
+        return Penalty.REMOVAL_FROM_GAME if penalty is Penalty.BAN else penalty
 
     def living(self) -> list[int]:
         return [s for s, st in sorted(self.seats.items()) if st.alive]
@@ -233,6 +251,8 @@ def evolve(state: GameState, event: Event) -> None:
                 state.deadline = deadline
         case ClockRestarted(deadline=deadline):
             state.deadline = deadline
+        case HostChanged():
+            pass  # who runs the game is its record's, not the table's: nothing at it changes
         case SanctionGiven(seat=seat, code=code, penalty=penalty):
             state.sanctions.append(SanctionRecord(seat, code, penalty))
         case GameWon(side=side):

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
 
 from bot.cli.demo import Crowd, Table, open_table, play
-from bot.rules.events import Cause, Phase
+from bot.rules.events import Cause, HostChanged, Phase
+from bot.rules.protocol import entry_from_json
 from bot.rules.sanctions import Penalty
 from bot.views.callbacks import SignCb
 from tests.e2e.test_hostile import forge
@@ -60,6 +62,12 @@ async def test_host_hands_over_and_stops_the_game(table: Table) -> None:
     await table.host.send(table.group, f"/host @{helper.username}")
     await table.settle()
     assert "The Host is now" in table.group.messages()[-1].content
+    # T3: the hand-over is on the protocol, with the stored Host, so the sheet knows both.
+    stored = await table.app.service.repos.protocol.read(state.game_id)
+    events = [entry_from_json(json.loads(e.payload_json)).event for e in stored]
+    assert HostChanged(table.host.id, helper.id) in events
+    game = await table.app.service.repos.games.get(state.game_id)
+    assert game is not None and game.host_user_id == helper.id
     await table.host.start_bot()
     stop = await table.host.send(table.group, "/stop")
     await table.settle()

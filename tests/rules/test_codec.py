@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Optional, Union, get_args, get_origin, get_typ
 import pytest
 
 from bot.rules.codec import from_json, to_json
-from bot.rules.events import EVENT_TYPES, ClockRestarted, Event, LotDrawn
+from bot.rules.events import EVENT_TYPES, ClockRestarted, Event, HostChanged, LotDrawn
 from bot.rules.protocol import Entry, entry_to_json, state_from_json, state_to_json
 from bot.rules.roles import Role
 from bot.rules.sanctions import Penalty, VCode
@@ -145,8 +145,12 @@ def test_S3_a_played_games_state_reads_back_as_before(runs: list[Run]) -> None:
 
 
 def test_every_event_type_encodes_and_reads_back_as_before(runs: list[Run]) -> None:
-    # The two the random games rarely reach, as the engine emits them (D8, D10).
-    samples = [Entry(1.5, LotDrawn(seat=7)), Entry(2.25, ClockRestarted(step=41, deadline=90.5))]
+    # Those the random games rarely or never reach, as the engine emits them (D8, D10, T3).
+    samples = [
+        Entry(1.5, LotDrawn(seat=7)),
+        Entry(2.25, ClockRestarted(step=41, deadline=90.5)),
+        Entry(3.0, HostChanged(previous=1001, host=1002)),
+    ]
     entries = [e for r in runs for e in r.entries] + samples
     assert {type(e.event) for e in entries} == set(EVENT_TYPES.values())
     for entry in entries:

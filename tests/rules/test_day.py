@@ -7,6 +7,7 @@ import pytest
 from bot.rules import draws, engine
 from bot.rules.actions import (
     Extend,
+    HandOver,
     Nominate,
     Pass,
     Pause,
@@ -31,6 +32,7 @@ from bot.rules.events import (
     ClockRestarted,
     DayStarted,
     Extended,
+    HostChanged,
     LastWordsBegan,
     LeadersChosen,
     LotDrawn,
@@ -49,7 +51,7 @@ from bot.rules.events import (
 from bot.rules.protocol import replay
 from bot.rules.sanctions import Penalty
 
-from .helpers import SEED, Game, first_of, of_type, to_night
+from .helpers import SEED, Game, first_of, of_type, snapshot, to_night
 
 # --- D1 Day 0 --------------------------------------------------------------------------
 
@@ -820,3 +822,19 @@ def test_D10_T2_a_restarted_night_gets_the_full_night() -> None:
     game = to_night(Game())
     game.act(RestartClock(), dt=100.0)
     assert game.state.deadline == game.now + game.settings.night_seconds
+
+
+# --- the Host hands the game over (T3: the sheet names every Host) ----------------------
+
+
+@pytest.mark.rule("T3")
+def test_T3_a_hand_over_is_recorded_and_changes_nothing_at_the_table() -> None:
+    game = Game()
+    before = snapshot(game.state)
+    events = game.act(HandOver(previous=1, host=2), dt=0.0)
+    assert events == [HostChanged(1, 2)]
+    assert snapshot(game.state) == before  # the turn, its clock and the seats go on
+    assert snapshot(game.replayed()) == before
+    game.act(Pause())
+    assert game.act(HandOver(previous=2, host=3)) == [HostChanged(2, 3)]  # paused too
+    game.refused(HandOver(previous=3, host=3), InvalidTarget)

@@ -411,3 +411,28 @@ def test_V5_removed_players_win_with_their_side_but_earn_no_point() -> None:
             game.state.roles[seat],
         )
     assert of_type(game.events, SanctionGiven)
+
+
+# --- the ladder at a casual game (RULES V interpretation) ------------------------------
+
+
+@pytest.mark.rule("V4")
+def test_V4_at_a_casual_game_takes_the_player_out_of_this_game_only() -> None:
+    game = Game()
+    seat = game.civilians()[0]
+    # No tournament to bar from: the ban's place is taken by a removal from the game.
+    assert game.state.casual_penalty(seat, VCode.V4) is RG
+    assert game.state.casual_penalty(seat, VCode.V1) is DQ
+
+
+@pytest.mark.rule("V5")
+def test_V5_at_a_casual_game_counts_this_games_record_of_that_seat_only() -> None:
+    game = Game()
+    seat, other = game.civilians()[:2]
+    assert game.state.casual_penalty(seat, VCode.V5) is W
+    game.act(Sanction(other, W, VCode.V5))
+    assert game.state.casual_penalty(seat, VCode.V5) is W  # another seat's warning
+    assert game.state.sanctions_of(seat) == 0
+    game.act(Sanction(seat, W, VCode.V5))
+    assert game.state.sanctions_of(seat) == 1
+    assert game.state.casual_penalty(seat, VCode.V5) is RG

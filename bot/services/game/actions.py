@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from bot import timings
 from bot.delivery.sender import LATE, Sender
 from bot.rules import engine
-from bot.rules.actions import Action, HostAction, RestartClock, Timeout
+from bot.rules.actions import Action, HandOver, HostAction, RestartClock, Timeout
 from bot.rules.codec import to_json
 from bot.rules.errors import GamePaused, RuleError, StaleAction, TooEarly
 from bot.rules.events import Event, NightStarted, SpeechStarted, VoteOpened
@@ -42,7 +42,7 @@ from bot.views.board import BOARD
 from bot.views.i18n import Texts, escape
 from bot.views.render import Outgoing, Post, render
 from storage.db import Work
-from storage.games import Game, GameStatus, saving_state, setting_status
+from storage.games import Game, GameStatus, saving_state, setting_host, setting_status
 from storage.marks import marking_update
 from storage.nicks import profile_name
 from storage.outbox import enqueuing, marking_sent
@@ -319,6 +319,26 @@ class Actions:
                 self.clockwork.arm(game_id, state)
         except NotRecorded:
             await self.clockwork.retry_deadline(game_id, step)
+
+    async def hand_over(self, game: Game, host_id: int) -> Game | None:
+        """`/host`: the game passes to another member; the game as it now is, or None if
+        there is no such game any more. A dealt game's hand-over is an event on its
+        protocol, stored with the new Host in one transaction, so that the sheet names
+        every Host who ran it (T3); a lobby has no protocol yet, only its Host."""
+        async with self.states.lock(game.game_id):
+            current = await self.repos.games.get(game.game_id)
+            if current is None or current.status not in (GameStatus.LOBBY, GameStatus.RUNNING):
+                return None
+            if current.host_user_id != host_id:
+                now = self.clock.now()
+                if current.status is GameStatus.LOBBY:
+                    await self.repos.games.set_host(game.game_id, host_id, now=now)
+                    log_game(game, "the Host handed over to user %s", host_id)
+                else:  # logged as the Host's action
+                    writes = setting_host(game.game_id, host_id, now=now)
+                    handed = HandOver(current.host_user_id, host_id)
+                    await self.apply(game.game_id, handed, writes=writes)
+            return await self.repos.games.get(game.game_id)
 
     async def sign(self, game: Game, host_id: int, host_name: str) -> bool:
         """T3: the Host signs the sheet of an ended game, once."""

@@ -10,7 +10,7 @@ from contextvars import ContextVar
 import orjson
 
 from bot.logs import about_game
-from bot.rules.actions import Extend, HostAction, Pause, Resume, Sanction, Skip, Stop
+from bot.rules.actions import Extend, HandOver, HostAction, Pause, Resume, Sanction, Skip, Stop
 from bot.rules.state import GameState
 from storage.games import Game
 
@@ -75,6 +75,8 @@ def host_action(action: HostAction) -> str:
             return f"{penalty.value} of seat {seat}" + (f" ({code.value})" if code else "")
         case Stop():
             return "stop"
+        case HandOver(host=host):
+            return f"hand-over to user {host}"
 
 
 def dumps(value: object) -> str:

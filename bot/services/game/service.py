@@ -121,6 +121,7 @@ class GameService:
         self.retry_waiting_begins = lobby.retry_waiting_begins
         self.act = actions.act
         self.sign = actions.sign
+        self.hand_over = actions.hand_over
         self.show_board = table.show_board
         self.show_panel = table.show_panel
         self.show_panels_of = table.show_panels_of
