@@ -7,7 +7,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from storage_testdata import HOST
 
 from storage import (
     MIGRATIONS,
@@ -18,6 +17,7 @@ from storage import (
     SchemaTooNewError,
 )
 from storage.migrations import schema_version, split_statements
+from tests.storage.storage_testdata import HOST
 
 LATEST = MIGRATIONS[-1].version
 
