@@ -20,6 +20,7 @@ from bot.cli.demo import RIGHTS, Table, open_table
 from bot.rules.events import Phase
 from bot.service import COMMIT_RETRIES, TURN
 from sandbox import SimGroup, SimUser
+from storage import protocol
 from storage.db import Work
 from storage.games import GameStatus
 from storage.protocol import NewEvent, StoredEvent
@@ -197,7 +198,7 @@ async def deadline(table: Table) -> None:
 def failing_appends(monkeypatch: pytest.MonkeyPatch, times: int) -> Callable[[], int]:
     """The protocol's append, in an action's commit, raises SQLite's "database is
     locked" `times` times."""
-    real = service.appending
+    real = protocol.appending  # the one bot.service imports
     failed = 0
 
     def appending(game_id: int, events: Sequence[NewEvent]) -> Work[list[StoredEvent]]:
