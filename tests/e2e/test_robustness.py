@@ -198,7 +198,7 @@ async def deadline(table: Table) -> None:
 def failing_appends(monkeypatch: pytest.MonkeyPatch, times: int) -> Callable[[], int]:
     """The protocol's append, in an action's commit, raises SQLite's "database is
     locked" `times` times."""
-    real = protocol.appending  # the one bot.service imports
+    real = protocol.appending  # the one the game service imports
     failed = 0
 
     def appending(game_id: int, events: Sequence[NewEvent]) -> Work[list[StoredEvent]]:
