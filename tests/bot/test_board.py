@@ -41,6 +41,7 @@ def test_the_deal_posts_the_table_pinned_and_remembered() -> None:
     for seat in game.state.seats.values():
         assert line_of(pinned.text, seat.seat) == f"{seat.seat} · {seat.nick} ✅"
     first, second = game.state.speaker, game.state.queue[0]
+    assert first is not None  # Day 0 has begun: somebody speaks
     speaker = f"№{first} ({game.state.seats[first].nick})"
     following = f"№{second} ({game.state.seats[second].nick})"
     assert f"🎙 Говорит игрок {speaker}, следом — {following}" in pinned.text
@@ -142,9 +143,9 @@ def test_sixteen_seats_fit_one_message() -> None:
     game = Game(16)
     for seat in game.state.seats.values():
         game.state.seats[seat.seat] = replace(seat, nick="Ж" * 64)
-    for seat in range(1, 17):
-        game.act(Sanction(seat, Penalty.WARNING, VCode.V7))
-        game.act(Sanction(seat, Penalty.WARNING, VCode.V5))
+    for number in range(1, 17):
+        game.act(Sanction(number, Penalty.WARNING, VCode.V7))
+        game.act(Sanction(number, Penalty.WARNING, VCode.V5))
     game.advance_to(Phase.ROUND_2, 1)
     game.state.nominations = {s: s % 16 + 1 for s in range(1, 17)}
     for lang in LANGUAGES:

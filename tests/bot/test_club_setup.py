@@ -284,9 +284,9 @@ def test_the_release_is_named_in_one_voice() -> None:
     [top] = re.findall(r"^## (\S+)", changelog, re.M)[:1]
     assert top == bot.__version__
     assert "Never upgrade in the middle of a tournament" in changelog
-    assert MIGRATIONS[-1].version == int(
-        re.search(r"migrated to schema version (\d+)", changelog).group(1)  # type: ignore[union-attr]
-    )
+    migrated = re.search(r"migrated to schema version (\d+)", changelog)
+    assert migrated is not None, "the changelog names the schema version"
+    assert MIGRATIONS[-1].version == int(migrated.group(1))
 
 
 # --- restore --------------------------------------------------------------------------

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from bot.config import AccessSection, BotSection, CasualSection, GameSection
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +51,7 @@ def test_the_player_guides_exist_in_both_languages_and_link_each_other() -> None
 
 def test_the_example_config_shows_every_setting() -> None:
     example = (ROOT / "config.example.toml").read_text(encoding="utf-8")
-    sections = {
+    sections: dict[str, type[BaseModel]] = {
         "bot": BotSection,
         "access": AccessSection,
         "casual": CasualSection,

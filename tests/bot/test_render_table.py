@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -265,7 +266,7 @@ def test_night_zero_greets_every_player_privately() -> None:
 # --- what a turn costs the group (issue 22 §3) ------------------------------------------
 
 
-def _told_next(out: list[object], game: Game, seat: int) -> list[Post]:
+def _told_next(out: Sequence[object], game: Game, seat: int) -> list[Post]:
     user = game.state.seats[seat].user_id
     return [o for o in out if isinstance(o, Post) and o.chat_id == user and "следующим" in o.text]
 

@@ -15,7 +15,7 @@ def test_a_long_garbage_collection_is_logged(
     """Every game stops while the collector walks the heap: a walk of 50 ms or more is
     worth a warning (the benchmark shows the bot's warnings under its results)."""
     now = iter([10.0, 10.01, 20.0, 20.08])
-    monkeypatch.setattr(runtime.time, "perf_counter", lambda: next(now))
+    monkeypatch.setattr("bot.delivery.runtime.time.perf_counter", lambda: next(now))
     watch = runtime._GcWatch()
     with caplog.at_level(logging.WARNING, logger="bot.delivery.runtime"):
         watch.observe("start", {"generation": 0})

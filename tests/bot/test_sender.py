@@ -12,6 +12,7 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 import pytest
@@ -72,6 +73,7 @@ class FakeTelegram(BaseSession):
         self.calls.append(call)
         if name != "sendMessage":
             return True
+        assert isinstance(chat, int)  # every chat here is a number: groups below zero
         return Message(
             message_id=next(self._ids),
             date=datetime.fromtimestamp(self.clock.now(), tz=UTC),
@@ -491,7 +493,7 @@ async def test_posts_are_folded_only_while_telegram_counts_them_short(rig: Rig) 
     """N1: relays of emoji, two units each, folded by characters were refused as too long."""
     await rig.run(rig.send(ANNA, "earlier"))  # the chat's window is taken: the relays wait
     relays = [Post(ANNA, f"💬 5 · Boris: {mark * 1700}", protect=True) for mark in "🍎🍐🍋"]
-    await rig.run(*(then(lambda p=p: rig.sender.deliver(1, [p])) for p in relays))
+    await rig.run(*(then(partial(rig.sender.deliver, 1, [p])) for p in relays))
     sent = rig.telegram.sent(chat=ANNA)[1:]
     assert all(units(c.text) <= 4096 for c in sent)
     assert "".join(c.text or "" for c in sent).count("🍐") == 1700
@@ -586,7 +588,7 @@ async def test_the_next_turn_keeps_its_buttons_when_the_warning_was_on_its_way(r
     very message once the warning is out; the next speaker's post keeps its own, or
     they could not pass."""
     await rig.run(rig.sender.deliver(1, [Post(GROUP, "🎙 Anna", KB, remember="turn")]))
-    held = []
+    held: list[Call] = []
 
     def once(call: Call) -> int | None:
         if call.method == "editMessageText" and not held:

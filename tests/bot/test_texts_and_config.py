@@ -136,6 +136,7 @@ def test_a_nomination_edits_the_turn_message_instead_of_posting() -> None:
     state, events = apply(state, Nominate(state.speaker, target), now)
     out = render(events, state, Audience(7, -1001, "en"), Texts())
     assert [type(o) for o in out] == [Edit]
+    assert state.speaker is not None  # a nomination leaves the turn with its speaker
     state, events = apply(state, Pass(state.speaker), now)
     after = render(events, state, Audience(7, -1001, "en"), Texts())
     # The ended turn's buttons go, the next turn is posted, and the one after it hears

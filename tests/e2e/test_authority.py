@@ -24,6 +24,7 @@ async def warn_and_confirm(table: Table, chat: SimGroup, offender: SimUser) -> s
     state = await table.app.service.state(game.game_id)
     assert state is not None
     seat = state.seat_of(offender.id)
+    assert seat is not None  # the offender plays at this table
     proposal = await warn(table, table.host, chat, f"/warn {seat} V4")
     await table.host.press(proposal, "Confirm")
     await table.settle()

@@ -282,9 +282,9 @@ async def test_host_commands_are_the_hosts(
         assert await club.hushed(club.player(role), text) == ONLY_HOST, role
         assert snapshot(club.state) == before
     # The Host: done.
-    before = club.state
+    hosts_before = club.state
     await club.say(club.host, text)
-    assert await done(club, before, club.state), command
+    assert await done(club, hosts_before, club.state), command
 
 
 async def test_sanction_buttons_are_the_hosts(club: Club) -> None:

@@ -131,16 +131,16 @@ async def test_S3_D10_a_crash_between_cards_resends_only_what_was_in_flight(
         cards = 0
         died = asyncio.Event()
 
-        async def post(game_id: int, item: Post) -> int:
+        async def dying_post(game_id: int, post: Post) -> int:
             nonlocal cards
-            message_id = await real_post(game_id, item)
-            cards += "Your seat" in item.text
+            message_id = await real_post(game_id, post)
+            cards += "Your seat" in post.text
             if cards == after:
                 died.set()  # the message is out; the bot dies before it learns so
                 await asyncio.Future()
             return message_id
 
-        sender._post = post  # type: ignore[method-assign]
+        sender._post = dying_post  # type: ignore[method-assign]
         game = await service.active_game(table.group.id)
         assert game is not None
         dealing = asyncio.ensure_future(service.begin(game))

@@ -229,14 +229,14 @@ async def test_D6_those_who_have_not_voted_are_reminded_before_the_vote_closes(
             for seat in state.seats
             if any("have not voted yet" in m.content for m in table.person(seat).inbox())
         }
-        state = table.state
-        assert state is not None
+        later = table.state
+        assert later is not None
         table.sandbox.assert_no_bot_errors()
     if vote_seconds <= 15:
         assert reminded == set()
         return
     assert table.clock.now() == pytest.approx(deadline - 10)
-    assert state.phase is Phase.VOTE  # the vote is still open
+    assert later.phase is Phase.VOTE  # the vote is still open
     assert reminded == set(living[5:])  # not the voters, nor anyone out of the game
 
 

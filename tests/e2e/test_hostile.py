@@ -135,6 +135,7 @@ class Referee:
             state, events = start_game(game_id, *args, **kwargs)
             self.watchers.pop(game_id, None)
             now = inspect.signature(start_game).bind(game_id, *args, **kwargs).arguments["now"]
+            assert isinstance(events[0], GameStarted)  # a game's protocol opens with it
             self.see(game_id, initial_state(events[0]), events[1:], state, now)
             return state, events
 

@@ -21,6 +21,7 @@ import sqlite3
 import tempfile
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
+from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -100,6 +101,7 @@ async def start_tour(table: Table, *, deal: bool = True) -> str:
     """Tour 1 at one table of twelve: split, bound, everybody in, dealt. The table's code."""
     judge = table.host
     confirmed = await say(table, judge, judge.private, "/groups confirm")
+    code: str
     [code] = re.findall(r"T\d+R\d+G\d+", confirmed)
     chat, seated = await bound_chat(table, code)
     assert seated == table.people
@@ -435,11 +437,11 @@ async def test_the_screen_view_shows_the_hall_the_tour_and_awaits_who_has_not_co
         "phone": (390, 844, ""),
     }
     for name, (width, height, query) in shots.items():
-        await in_browser(lambda w=width, h=height: browser.set_window_size(w, h))
-        await in_browser(lambda q=query: browser.get(url + q))
+        await in_browser(partial(browser.set_window_size, width, height))
+        await in_browser(partial(browser.get, url + query))
         await until(browser, "return document.body.dataset.loaded", bool)
         shot = SCREENSHOTS / f"live-{name}.png"
-        await in_browser(lambda s=shot: browser.save_screenshot(str(s)))
+        await in_browser(partial(browser.save_screenshot, str(shot)))
         assert shot.stat().st_size > 10_000
 
 
@@ -503,13 +505,13 @@ async def test_the_finished_demo_tournament_on_a_screen_and_a_desktop(browser: A
             "finished-screen": (1920, 1080, "?view=screen"),
             "finished-desktop": (1100, 1400, ""),
         }.items():
-            await in_browser(lambda w=width, h=height: browser.set_window_size(w, h))
-            await in_browser(lambda q=query: browser.get(address + q))
+            await in_browser(partial(browser.set_window_size, width, height))
+            await in_browser(partial(browser.get, address + query))
             await until(browser, "return document.body.dataset.loaded", bool)
             podium = "return document.querySelectorAll('#podium li').length"
             assert await until(browser, podium, lambda n: n >= 3)
             shot = SCREENSHOTS / f"live-{name}.png"
-            await in_browser(lambda s=shot: browser.save_screenshot(str(s)))
+            await in_browser(partial(browser.save_screenshot, str(shot)))
             assert shot.stat().st_size > 10_000
 
     assert await play_tournament(config, 14, 5, "ru", io.StringIO(), web=True, linger=look) == 0
@@ -532,7 +534,8 @@ async def test_T5_the_page_writes_the_tie_break_that_decided_a_place(
     assert "(decided by: a lot)" in standings  # the words the page must use
     [[button]] = judge.inbox()[-1].buttons()
     assert button.web_app is not None
-    await in_browser(lambda: browser.get(local(button.web_app, base)))
+    page = local(button.web_app, base)
+    await in_browser(lambda: browser.get(page))
     await until(browser, "return document.body.dataset.loaded", bool)
     cells = (
         "return [...document.querySelectorAll('#standings tbody tr')]"

@@ -7,7 +7,7 @@ import pytest
 
 from bot.cli.demo import Table, open_table
 from bot.web.page import PageLinks, TournamentPages
-from sandbox import SimUser
+from sandbox import SimGroup, SimUser
 from tests.e2e.test_tournament import (
     INVITE,
     bound_chat,
@@ -25,14 +25,14 @@ def _tournaments(table: Table):  # type: ignore[no-untyped-def]
     return service
 
 
-async def _sanction(table: Table, chat: object, who: SimUser, code: str) -> None:
+async def _sanction(table: Table, chat: SimGroup, who: SimUser, code: str) -> None:
     """The Host proposes `code` for the player's seat and confirms what the bot proposes."""
-    game = await table.app.service.active_game(chat.id)  # type: ignore[attr-defined]
+    game = await table.app.service.active_game(chat.id)
     assert game is not None
     state = await table.app.service.state(game.game_id)
     assert state is not None
     seat = state.seat_of(who.id)
-    proposal = await warn(table, table.host, chat, f"/warn {seat} {code}")  # type: ignore[arg-type]
+    proposal = await warn(table, table.host, chat, f"/warn {seat} {code}")
     await table.host.press(proposal, "Confirm")
     await table.settle()
 

@@ -21,6 +21,7 @@ from bot.services.game import actions as service
 from bot.services.game.clockwork import COMMIT_RETRIES
 from bot.services.game.common import TURN
 from sandbox import SimGroup, SimUser
+from storage import protocol
 from storage.db import Work
 from storage.games import GameStatus
 from storage.protocol import NewEvent, StoredEvent
@@ -198,7 +199,7 @@ async def deadline(table: Table) -> None:
 def failing_appends(monkeypatch: pytest.MonkeyPatch, times: int) -> Callable[[], int]:
     """The protocol's append, in an action's commit, raises SQLite's "database is
     locked" `times` times."""
-    real = service.appending
+    real = protocol.appending  # the one the game service imports
     failed = 0
 
     def appending(game_id: int, events: Sequence[NewEvent]) -> Work[list[StoredEvent]]:

@@ -6,18 +6,21 @@ a test on any request the official Bot API would refuse.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from bot.cli.demo import Table, open_table
 from bot.rules.events import Cause, Phase
 from bot.rules.roles import Role
+from bot.rules.state import GameState
 
 
-def at(phase: Phase, day: int | None = None):  # type: ignore[no-untyped-def]
+def at(phase: Phase, day: int | None = None) -> Callable[[GameState], bool]:
     return lambda s: s.phase is phase and (day is None or s.day == day)
 
 
-async def round_two(table: Table):  # type: ignore[no-untyped-def]
+async def round_two(table: Table) -> GameState:
     return await table.wait_for(at(Phase.ROUND_2, 1))
 
 
@@ -56,16 +59,15 @@ async def test_D7_a_final_vote_tie_sends_both_leaders_out(table: Table) -> None:
     living = state.living()
     for i, voter in enumerate(living):
         await table.vote(voter, a if i < len(living) // 2 else b)
-    state = table.state
-    assert state is not None
-    assert not state.is_alive(a) and not state.is_alive(b)
-    assert state.seats[a].left is Cause.VOTE and state.seats[b].left is Cause.VOTE
+    after = table.state
+    assert after is not None
+    assert not after.is_alive(a) and not after.is_alive(b)
+    assert after.seats[a].left is Cause.VOTE and after.seats[b].left is Cause.VOTE
     result = next(m for m in reversed(table.group.messages()) if "A tie" in m.content)
     half = len(living) // 2
 
     def nick(seat: int) -> str:
-        assert state is not None
-        return state.seats[seat].nick
+        return after.seats[seat].nick
 
     for leader, voters in ((a, living[:half]), (b, living[half:])):  # the open vote (D6)
         seats = ", ".join(str(s) for s in sorted(voters))
@@ -75,7 +77,7 @@ async def test_D7_a_final_vote_tie_sends_both_leaders_out(table: Table) -> None:
         f"A tie: players #{low} ({nick(low)}) and #{high} ({nick(high)}) have the same"
         " number of votes — all of them leave the game." in result.content
     )
-    assert state.phase is Phase.LAST_WORDS and state.speaker in (a, b)  # D9
+    assert after.phase is Phase.LAST_WORDS and after.speaker in (a, b)  # D9
 
 
 @pytest.mark.rule("D8")
@@ -98,8 +100,8 @@ async def test_N3_mafia_picks_that_disagree_are_a_miss(table: Table) -> None:
     commissioner = state.commissioner()
     suspect = mafia[0]
     await table.night_pick(commissioner, suspect)
-    state = table.state
-    assert state is not None and state.phase is Phase.NIGHT  # N4: the night runs its length
+    later = table.state
+    assert later is not None and later.phase is Phase.NIGHT  # N4: the night runs its length
     state = await table.wait_for(at(Phase.ROUND_1, 2))
     assert len(state.living()) == living_before
     assert any("Nobody died tonight" in m.content for m in table.group.messages())

@@ -80,7 +80,7 @@ async def test_a_casual_lobby_seats_members_of_its_chat_and_says_when_it_is_full
         await table.gather(table.people[:12])
         link = lobby_link(table.group)
         game = await table.app.service.active_game(table.group.id)
-        assert game is not None
+        assert game is not None and game.join_token is not None
         # The link names the lobby by a token, never by its number.
         assert f"join_{game.game_id}" not in link and game.join_token in link
         lobby = table.group.visible_messages()[-1]

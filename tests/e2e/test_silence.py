@@ -8,6 +8,8 @@ and to nobody if they never pressed Start. The command is still acted on.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from bot.cli.demo import Table, open_table
@@ -45,7 +47,7 @@ AT_NIGHT = {
 }
 
 
-def at(phase: Phase, day: int | None = None):  # type: ignore[no-untyped-def]
+def at(phase: Phase, day: int | None = None) -> Callable[[GameState], bool]:
     return lambda s: s.phase is phase and (day is None or s.day == day)
 
 

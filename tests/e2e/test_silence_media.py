@@ -6,6 +6,8 @@ changed; a service message is nobody's speech.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from bot.cli.demo import Table
@@ -19,7 +21,7 @@ NOT_YOUR_TURN = "It is not your turn."
 EYES_OPEN = "wrote in the group at night"  # the Host's V3 report (N5)
 
 
-def at(phase: Phase):  # type: ignore[no-untyped-def]
+def at(phase: Phase) -> Callable[[GameState], bool]:
     return lambda s: s.phase is phase
 
 

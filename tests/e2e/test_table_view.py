@@ -3,15 +3,18 @@ go when their moment passes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from bot.cli.demo import Table, open_table
 from bot.rules.events import Phase
+from bot.rules.state import GameState
 from sandbox.calllog import SENDING_METHODS
 from sandbox.world import SimMessage
 
 
-def at(phase: Phase, day: int | None = None):  # type: ignore[no-untyped-def]
+def at(phase: Phase, day: int | None = None) -> Callable[[GameState], bool]:
     return lambda s: s.phase is phase and (day is None or s.day == day)
 
 
@@ -144,7 +147,9 @@ async def test_D10_N5_a_question_out_of_turn_is_deleted_and_answered_in_private(
     await table.settle()
     assert len(person.inbox()) == inbox + 2
     # The speaker's own question stays and is answered in the group, as before.
-    speaker = table.person(table.state.speaker)  # type: ignore[union-attr]
+    current = table.state
+    assert current is not None and current.speaker is not None  # Day 1's turns go on
+    speaker = table.person(current.speaker)
     mine = await speaker.send(table.group, "/status")
     await table.settle()
     assert not mine.deleted and table.group.messages()[-1].content.startswith("Day 1, ")

@@ -120,8 +120,8 @@ async def test_N5_speech_in_another_topic_at_night_is_neither_deleted_nor_report
         await table.settle()
         assert said.deleted
         assert [m for m in table.host.inbox()[reports:] if EYES_OPEN in m.content]
-        state = table.state
-        assert state is not None and (state.step, state.phase, state.deadline) == before
+        later = table.state
+        assert later is not None and (later.step, later.phase, later.deadline) == before
         table.sandbox.assert_no_bot_errors()
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.cli.demo import Table, open_table
+from bot.cli.demo import RIGHTS, Table, open_table
 from sandbox import SimGroup, SimulationError, SimUser
 from tests.e2e.test_tournament import (
     INVITE,
-    RIGHTS,
     bound_chat,
     register_all,
     say,

@@ -14,7 +14,7 @@ from bot.cli.demo import RIGHTS, Crowd, Table, open_table, play
 from bot.rules.roles import Role
 from bot.rules.sheet import sheet
 from bot.tournament.scoring import format_tenths
-from sandbox import SimGroup, SimMessage, SimUser
+from sandbox import Chat, SimGroup, SimMessage, SimUser
 
 REGISTRATION = re.compile(r"https://t\.me/\S+\?start=reg_[\w-]+")
 INVITE = re.compile(r"https://t\.me/\+[\w-]+")
@@ -28,11 +28,11 @@ def told(code: str) -> str:
     return f"Tour {match[1]}, table {match[2]}:"
 
 
-async def say(table: Table, who: SimUser, chat: object, text: str) -> str:
+async def say(table: Table, who: SimUser, chat: Chat, text: str) -> str:
     """Send a command and return the bot's last answer in that chat."""
-    await who.send(chat, text)  # type: ignore[arg-type]
+    await who.send(chat, text)
     await table.settle()
-    messages = chat.messages()  # type: ignore[attr-defined]
+    messages = chat.messages()
     return str(messages[-1].content)
 
 
@@ -69,7 +69,7 @@ async def play_tour(table: Table, players: list[SimUser], seed: int) -> list[int
     confirmed = await say(table, judge, judge.private, "/groups confirm")
     codes = re.findall(r"T\d+R\d+G\d+", confirmed)
     assert codes, confirmed
-    games = []
+    games: list[int] = []
     for code in codes:
         chat: SimGroup = table.sandbox.add_supergroup(f"Table {code}", owner=judge)
         chat.promote_bot(by=judge, **RIGHTS)
@@ -149,12 +149,12 @@ async def check_stats(table: Table, players: list[SimUser], games: list[int]) ->
     files = {m.file.filename: m.file.data for m in table.host.inbox() if m.file}
     rows = list(csv.DictReader(io.StringIO(files["stats.csv"].decode())))
     assert len(rows) == len(players)
-    for row in rows:
-        user = int(row["user_id"])
-        assert [int(row["games"]), int(row["wins"])] == expected[user, "All roles"][:2]
-        assert row["points"] == format_tenths(expected[user, "All roles"][2])
+    for line in rows:
+        user = int(line["user_id"])
+        assert [int(line["games"]), int(line["wins"])] == expected[user, "All roles"][:2]
+        assert line["points"] == format_tenths(expected[user, "All roles"][2])
         mafia = expected[user, table.texts("en", "role.mafia")]
-        assert [int(row["mafia_games"]), int(row["mafia_wins"])] == mafia[:2]
+        assert [int(line["mafia_games"]), int(line["mafia_wins"])] == mafia[:2]
 
 
 @pytest.mark.heavy(85)
@@ -328,6 +328,7 @@ async def test_V4_a_ban_removes_the_player_and_refuses_later_tournaments() -> No
         assert state is not None
         offender = table.people[5]
         seat = state.seat_of(offender.id)
+        assert seat is not None  # the offender plays at this table
         proposal = await warn(table, table.host, chat, f"/warn {seat} V4")
         assert "ban" in proposal.content
         await table.host.press(proposal, "Confirm")

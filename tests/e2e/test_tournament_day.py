@@ -321,9 +321,9 @@ async def test_T4_T5_a_tournament_day_ends_in_the_final_table_the_sheets_give() 
         assert "Top three" in final, final
         shown, decided = announced(final)
         assert {n: v[2] for n, v in shown.items()} == {n: v[2] for n, v in places.items()}
-        for nick, (first, last, _) in places.items():
-            if first:
-                assert shown[nick][:2] == (first, last), (nick, shown[nick], first, last)
+        for nick, (high, low, _) in places.items():
+            if high:
+                assert shown[nick][:2] == (high, low), (nick, shown[nick], high, low)
         for names, drawn in lots:
             assert sorted(shown[n][:2] for n in names) == sorted(drawn), (names, final)
             assert {decided[n] for n in names} == {"a lot"}, final

@@ -54,6 +54,7 @@ def posted_hash(person: SimUser, name: str) -> str:
     assert "docs/fairness.md" in told[0].content
     spoiler = [e for e in told[0].entities if e.get("type") == "spoiler"]
     assert spoiler, told[0].entities
+    commitment: str
     [commitment] = HASH.findall(told[0].content)
     return commitment
 

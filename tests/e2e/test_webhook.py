@@ -102,7 +102,7 @@ async def test_a_forged_stop_without_the_secret_changes_nothing(
     assert await post(http, table, host_says(table, "/stop", 900_002), "x" * 64) == 403
     await table.settle()
 
-    assert table.state == before and not table.state.finished
+    assert table.state == before and table.state is not None and not table.state.finished
     assert len(table.sandbox.calls()) == calls  # the bot said nothing to anybody
     processed = ProcessedRepository(table.database)
     assert not await processed.has_update(900_000)
@@ -214,7 +214,7 @@ async def test_an_update_whose_handling_failed_is_delivered_again_and_handled_on
 ) -> None:
     service = table.app.service
     saw_user = service.saw_user
-    failures = []
+    failures: list[tuple[Any, ...]] = []
 
     async def fails_once(*args: Any, **kwargs: Any) -> Any:
         if not failures:

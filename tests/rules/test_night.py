@@ -10,6 +10,7 @@ from bot.rules.errors import (
     AlreadyActed,
     InvalidTarget,
     NotYourRole,
+    RuleError,
     SeatNotAlive,
     TooEarly,
     UnknownSeat,
@@ -108,7 +109,7 @@ def test_N2_one_check_a_night() -> None:
         ("unknown", "civilian", UnknownSeat),
     ],
 )
-def test_N2_check_limits(who: str, target: str, error: type[Exception]) -> None:
+def test_N2_check_limits(who: str, target: str, error: type[RuleError]) -> None:
     game = night_1()
     dead = game.civilians()[-1]
     game.remove(dead)
@@ -119,7 +120,7 @@ def test_N2_check_limits(who: str, target: str, error: type[Exception]) -> None:
         "dead": dead,
         "unknown": 42,
     }
-    game.refused(Check(seats[who], seats[target]), error)  # type: ignore[arg-type]
+    game.refused(Check(seats[who], seats[target]), error)
 
 
 @pytest.mark.rule("N2")

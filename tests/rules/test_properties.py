@@ -162,8 +162,8 @@ class Watcher:
             # W3: once a batch of departures is in, a settled game says so at once.
             nxt = events[i + 1] if i + 1 < len(events) else None
             if isinstance(event, PlayerLeft) and not isinstance(nxt, PlayerLeft):
-                if self.won is None and _decided(state) is not None:
-                    assert nxt == GameWon(_decided(state)), events  # type: ignore[arg-type]
+                if self.won is None and (winner := _decided(state)) is not None:
+                    assert nxt == GameWon(winner), events
                 else:
                     assert not isinstance(nxt, GameWon), events
         assert state == after, "the events do not rebuild the new state"

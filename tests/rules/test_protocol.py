@@ -18,7 +18,6 @@ from bot.rules.events import (
     KillPicked,
     Phase,
     SeatsDrawn,
-    Side,
     VoteCast,
 )
 from bot.rules.moves import due_timeout, legal_actions
@@ -31,6 +30,7 @@ from bot.rules.protocol import (
     state_from_json,
     state_to_json,
 )
+from bot.rules.roles import Side
 from bot.rules.sanctions import Penalty, VCode
 from bot.rules.settings import GameSettings, KillRule
 from bot.rules.sheet import SheetRow, sheet

@@ -126,7 +126,7 @@ def test_S2_role_deck(n: int, mafiosi: int, expected: list[Role]) -> None:
         {"introduction_seconds": 1e12},  # issue 10: the year 33714 cannot be armed
         {"round1_seconds": float("inf")},
         {"night_seconds": 3601},
-        {"round2_seconds": "30"},  # type: ignore[dict-item]
+        {"round2_seconds": "30"},  # a string where seconds are due
         {"vote_seconds": 0},
         {"last_word_seconds": -40},
         {"acquaintance_seconds": 0},

@@ -6,6 +6,7 @@ import pytest
 
 from bot.rules import engine
 from bot.rules.actions import (
+    Action,
     Check,
     Extend,
     Kill,
@@ -225,23 +226,23 @@ def test_W3_a_removal_during_a_last_word_that_decides_waits_for_it() -> None:
 
 @pytest.mark.rule("W3")
 @pytest.mark.parametrize("action", AFTER_THE_END, ids=lambda a: type(a).__name__)
-def test_W3_nothing_is_accepted_after_the_game_ended(action: object) -> None:
+def test_W3_nothing_is_accepted_after_the_game_ended(action: Action) -> None:
     game = endgame(mafia=1, peaceful=3)
     game.remove(game.mafia()[0])
     assert game.state.finished
-    game.refused(action, GameFinished)  # type: ignore[arg-type]
+    game.refused(action, GameFinished)
 
 
 @pytest.mark.rule("W3")
 @pytest.mark.parametrize("action", AFTER_THE_END, ids=lambda a: type(a).__name__)
-def test_W3_nothing_is_accepted_after_the_game_was_stopped(action: object) -> None:
+def test_W3_nothing_is_accepted_after_the_game_was_stopped(action: Action) -> None:
     game = Game()
     events = game.act(Stop())
     assert events == [GameAborted()]
     assert game.state.phase is Phase.ABORTED
     assert game.state.winner is None
     assert game.state.deadline is None
-    game.refused(action, GameFinished)  # type: ignore[arg-type]
+    game.refused(action, GameFinished)
 
 
 def test_engine_apply_is_pure() -> None:

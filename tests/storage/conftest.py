@@ -6,9 +6,9 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from storage_testdata import CHAT, HOST, OTHER_CHAT, PLAYERS, T0
 
 from storage import ChatType, Database, Game, Repositories
+from tests.storage.storage_testdata import CHAT, HOST, OTHER_CHAT, PLAYERS, T0
 
 
 @pytest.fixture

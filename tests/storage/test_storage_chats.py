@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from storage_testdata import CHAT, HOST, T0
 
 from storage import (
     ActiveGameExistsError,
@@ -15,6 +14,7 @@ from storage import (
     NotFoundError,
     Repositories,
 )
+from tests.storage.storage_testdata import CHAT, HOST, T0
 
 SUPERGROUP = -1009
 

@@ -6,11 +6,11 @@ import asyncio
 import os
 import sqlite3
 import stat
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from storage_testdata import CHAT, HOST, T0
 
 from storage import ChatType, Database, Game, NewEvent, Repositories, StorageError
 from storage.db import Work
@@ -19,6 +19,7 @@ from storage.games import saving_state
 from storage.marks import marking_update
 from storage.outbox import enqueuing
 from storage.protocol import appending
+from tests.storage.storage_testdata import CHAT, HOST, T0
 
 
 class Boom(Exception):
@@ -130,7 +131,8 @@ class Trips:
     def __init__(self, database: Database, monkeypatch: pytest.MonkeyPatch) -> None:
         self.count = 0
         connection = database._connection
-        execute = connection._execute
+        # aiosqlite leaves its private hand-over untyped: what it returns is the call's
+        execute: Callable[..., Awaitable[Any]] = connection._execute
 
         async def counted(*args: Any, **kwargs: Any) -> Any:
             self.count += 1

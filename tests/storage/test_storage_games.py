@@ -5,7 +5,6 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from storage_testdata import CHAT, HOST, OTHER_CHAT, PLAYERS, T0
 
 from storage import (
     ActiveGameExistsError,
@@ -16,6 +15,7 @@ from storage import (
     NotFoundError,
     Repositories,
 )
+from tests.storage.storage_testdata import CHAT, HOST, OTHER_CHAT, PLAYERS, T0
 
 MISSING = 999
 

@@ -7,7 +7,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from storage_testdata import HOST
 
 from storage import (
     MIGRATIONS,
@@ -18,6 +17,7 @@ from storage import (
     SchemaTooNewError,
 )
 from storage.migrations import schema_version, split_statements
+from tests.storage.storage_testdata import HOST
 
 LATEST = MIGRATIONS[-1].version
 
@@ -216,8 +216,10 @@ async def test_migration_4_keys_nicks_and_tells_old_duplicates_apart(db_path: Pa
         repos = Repositories.of(db)
         nicks = {p.user_id: p.nick for p in await repos.tournaments.players(1)}
         assert nicks == {2: "Anna", 3: "anna 2", 4: "ANNA 3", 5: "Вера", 6: "вера 2"}
-        assert (await repos.tournaments.by_nick(1, "aNnA")).user_id == 2  # type: ignore[union-attr]
-        assert (await repos.tournaments.by_nick(1, "ВЕРА")).user_id == 5  # type: ignore[union-attr]
+        anna = await repos.tournaments.by_nick(1, "aNnA")
+        assert anna is not None and anna.user_id == 2
+        vera = await repos.tournaments.by_nick(1, "ВЕРА")
+        assert vera is not None and vera.user_id == 5
         cup = await repos.tournaments.get(1)
         assert cup is not None and cup.registration_open and len(cup.reg_token or "") == 32
         lobby = await repos.games.get(1)

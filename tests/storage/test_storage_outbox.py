@@ -5,9 +5,9 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from storage_testdata import CHAT, HOST, OTHER_CHAT, PLAYERS, T0
 
 from storage import Game, NotFoundError, OutboxMessage, Repositories
+from tests.storage.storage_testdata import CHAT, HOST, OTHER_CHAT, PLAYERS, T0
 
 
 async def test_enqueue_list_and_mark_sent(seeded: Repositories, game: Game) -> None:

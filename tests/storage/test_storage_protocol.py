@@ -7,9 +7,9 @@ import json
 import sqlite3
 
 import pytest
-from storage_testdata import HOST, OTHER_CHAT, T0
 
 from storage import Game, NewEvent, ProtocolRepository, Repositories, StoredEvent
+from tests.storage.storage_testdata import HOST, OTHER_CHAT, T0
 
 
 def event(kind: str, at: float, **fields: object) -> NewEvent:

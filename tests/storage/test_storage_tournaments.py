@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from storage_testdata import HOST, PLAYERS, T0
 
 from storage import (
     AlreadyRegisteredError,
@@ -15,6 +14,7 @@ from storage import (
     TournamentPlayer,
     TournamentStatus,
 )
+from tests.storage.storage_testdata import HOST, PLAYERS, T0
 
 
 @pytest.fixture

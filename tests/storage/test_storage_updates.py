@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from storage_testdata import T0
-
 from storage import Repositories
+from tests.storage.storage_testdata import T0
 
 
 async def test_update_is_marked_once(repos: Repositories) -> None:

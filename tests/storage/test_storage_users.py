@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from storage_testdata import HOST, T0
 
 from storage import Ban, NotFoundError, Repositories, User
+from tests.storage.storage_testdata import HOST, T0
 
 
 async def test_upsert_records_and_renames_a_user_keeping_the_rest(repos: Repositories) -> None:

@@ -231,8 +231,8 @@ def documented_split(
     if n < low:
         sizes: list[int] = []
     elif k * low <= n:
-        b, r = divmod(n, k)
-        sizes = [b] * (k - r) + [b + 1] * r
+        b, left = divmod(n, k)
+        sizes = [b] * (k - left) + [b + 1] * left
     else:
         sizes = [high] * (n // low)
     order = shuffled(seed, "groups", sorted(players))
@@ -261,9 +261,9 @@ def documented_split(
     may, must, r = set(to_seat), set(), dict.fromkeys(to_seat, 0)
     if mixed:
         lo = min(bonus[p] for p in to_seat)
-        seats = sum(s for s, b in zip(sizes, is_bonus, strict=True) if b)
+        bonus_seats = sum(s for s, b in zip(sizes, is_bonus, strict=True) if b)
         near = {p for p in to_seat if bonus[p] <= lo + 1}
-        if len(near) >= seats:
+        if len(near) >= bonus_seats:
             may = near
         else:
             must = near

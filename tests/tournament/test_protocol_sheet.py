@@ -101,13 +101,15 @@ def test_T3_a_peaceful_win_sheet_has_every_field() -> None:
     assert doc.winner is Side.PEACEFUL and doc.per_win == 10
     assert (doc.tournament, doc.tour, doc.table, doc.game_id) == ("Осенний кубок", 2, "T1R2G1", 7)
     assert doc.started_at == START and doc.ended_at == game.entries[-1].at
-    assert rows[first].left is not None and rows[first].left.cause is Cause.VOTE
-    assert (rows[first].left.phase, rows[first].left.number) == ("day", 1)
+    voted_out, warned_out, disqualified = rows[first].left, rows[second].left, rows[third].left
+    assert voted_out is not None and voted_out.cause is Cause.VOTE
+    assert (voted_out.phase, voted_out.number) == ("day", 1)
     killed = next(r for r in doc.rows if r.left is not None and r.left.cause is Cause.KILL)
-    assert (killed.left.phase, killed.left.number) == ("night", 1)  # type: ignore[union-attr]
-    assert rows[second].warnings == 1 and rows[second].left.code is VCode.V5  # type: ignore[union-attr]
-    assert rows[third].left.cause is Cause.DISQUALIFICATION  # type: ignore[union-attr]
-    assert rows[third].left.penalty is Penalty.DISQUALIFICATION  # type: ignore[union-attr]
+    assert killed.left is not None  # as the search above picked it
+    assert (killed.left.phase, killed.left.number) == ("night", 1)
+    assert rows[second].warnings == 1 and warned_out is not None and warned_out.code is VCode.V5
+    assert disqualified is not None and disqualified.cause is Cause.DISQUALIFICATION
+    assert disqualified.penalty is Penalty.DISQUALIFICATION
     for row in doc.rows:
         assert row.tenths == (10 if row.side is Side.PEACEFUL else 0)
 

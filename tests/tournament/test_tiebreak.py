@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import pytest
 
 from bot.rules.draws import shuffled
 from bot.rules.errors import BadSettings
 from bot.rules.roles import Role
+from bot.rules.sheet import SheetRow
 from bot.tournament.scoring import Scheme
 from bot.tournament.settings import TournamentSettings
 from bot.tournament.standings import Adjustment, standings
@@ -16,7 +19,13 @@ from tests.tournament.helpers import make_row
 SEED = "0123456789abcdef0123456789abcdef"
 
 
-def table(sheets, sanctions=None, order=DEFAULT_ORDER, seed=SEED):  # type: ignore[no-untyped-def]
+def table(
+    sheets: Mapping[int, Sequence[SheetRow]],
+    sanctions: Mapping[int, int] | None = None,
+    order: Sequence[str] = DEFAULT_ORDER,
+    seed: str | None = SEED,
+) -> dict[int, tuple[int | None, str | None]]:
+    """Each player's place and what decided it (user id -> (place, criterion))."""
     settings = TournamentSettings()
     schemes = dict.fromkeys(sheets, Scheme())
     rows = standings(sheets, settings, schemes=schemes)
@@ -26,11 +35,11 @@ def table(sheets, sanctions=None, order=DEFAULT_ORDER, seed=SEED):  # type: igno
     }
 
 
-def win(uid: int, seat: int, role: Role = Role.CIVILIAN):  # type: ignore[no-untyped-def]
+def win(uid: int, seat: int, role: Role = Role.CIVILIAN) -> SheetRow:
     return make_row(uid, seat=seat, role=role)
 
 
-def loss(uid: int, seat: int):  # type: ignore[no-untyped-def]
+def loss(uid: int, seat: int) -> SheetRow:
     return make_row(uid, seat=seat, won=False, role=Role.MAFIA)
 
 
