@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 from aiogram import Bot, Router
@@ -19,6 +18,7 @@ from aiogram.types import (
 )
 
 from bot.delivery.sender import markup
+from bot.delivery.slot import Shown, put
 from bot.services.game import GameService, JoinOutcome
 from bot.tournament.natural import natural_key
 from bot.tournament.tables import table_number
@@ -120,16 +120,12 @@ async def refresh_lobby(service: GameService, game: Game, bot: Bot) -> None:
         while stale[game.game_id]:
             stale[game.game_id] = False
             text, button = await lobby_view(service, game, bot)
-            if text == shown.get(game.game_id):
-                continue  # an edit already made showed that change
-            shown[game.game_id] = text
-            with contextlib.suppress(TelegramBadRequest):  # the lobby post was deleted: no harm
-                await bot.edit_message_text(
-                    chat_id=game.chat_id,
-                    message_id=game.lobby_message_id,
-                    text=text,
-                    reply_markup=markup(((button,),)),
-                )
+            post = Shown(game.chat_id, game.lobby_message_id, shown.get(game.game_id) or "")
+            # An edit already made may have shown that change; a lobby post that was
+            # deleted is not posted again (no harm: the lobby goes on).
+            _, now = await put(bot, post, text, text, markup(((button,),)))
+            if now is not None:
+                shown[game.game_id] = text
     finally:
         del stale[game.game_id]
 

@@ -54,9 +54,10 @@ from aiogram.methods.base import TelegramType
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, Message
 
 from bot.delivery.longtext import fits
+from bot.delivery.slot import Put, Shown, put
 from bot.lru import LRU
 from bot.services.clock import Clock
-from bot.views.board import BOARD
+from bot.views.keys import BOARD, MessageKey
 from bot.views.render import Edit, Keyboard, Outgoing, Post, Retime, Unkey
 
 log = logging.getLogger(__name__)
@@ -523,14 +524,14 @@ class Sender:
         self.clock = clock
         # Install it on the bot's session (`build_app` does) so every call passes it.
         self.limiter = Limiter(clock, pace_scale)
-        self.remembered: dict[tuple[int, str], Remembered] = {}
+        self.remembered: dict[tuple[int, MessageKey], Remembered] = {}
         self._queues: dict[int, deque[_Queued]] = {}
         self._workers: dict[int, asyncio.Task[None]] = {}
         self._sending: dict[int, _Queued] = {}  # chat -> what is on its way there
         self._ticking: set[asyncio.Future[None]] = set()  # outbox ticks of queued items
         # Stale buttons to take off, per chat: (game, key, message id), sent by a worker of
         # their own so that nothing the game needs ever waits behind them.
-        self._stale: dict[int, deque[tuple[int, str, int]]] = {}
+        self._stale: dict[int, deque[tuple[int, MessageKey, int]]] = {}
         self._stale_workers: dict[int, asyncio.Task[None]] = {}
         # The table message's latest text per game, not yet shown, and the worker that
         # shows it (`board`).
@@ -653,7 +654,7 @@ class Sender:
                     task.add_done_callback(self._ticking.discard)
         return delivery
 
-    def note(self, game_id: int, chat_id: int, key: str, line: str) -> None:
+    def note(self, game_id: int, chat_id: int, key: MessageKey, line: str) -> None:
         """Append a cosmetic line to a remembered message, keeping its keyboard.
 
         It yields to everything the game needs, and is dropped if a newer post is queued
@@ -700,33 +701,22 @@ class Sender:
     async def _edit_board(
         self, game_id: int, chat_id: int, text: str, reposted: Reposted | None
     ) -> None:
-        shown = self.remembered.get((game_id, BOARD))
-        if shown is not None and shown.text == text:
-            return
-        if shown is not None:
-            try:
-                await self.bot.edit_message_text(
-                    chat_id=shown.chat_id, message_id=shown.message_id, text=text
-                )
-                shown.text = text
-                return
-            except TelegramMigrateToChat as error:
-                # It stayed behind in the group that became a supergroup: up again there.
-                log.info("game %s: the table stayed in the old group: %s", game_id, error)
-            except TelegramBadRequest as error:
-                if "not modified" in error.message:
-                    shown.text = text
-                    return
-                # Deleted, or too old to edit: the table goes up again below.
-                log.info("game %s: the table message is gone: %s", game_id, error)
-        message = await self._send_message(game_id, chat_id, text=text)
-        chat_id = message.chat.id  # the supergroup, if the group became one meanwhile
-        self.remembered[(game_id, BOARD)] = Remembered(chat_id, message.message_id, text, None)
-        if reposted is not None:
-            await reposted(game_id, chat_id, message.message_id, text)
-        await self.bot.pin_chat_message(
-            chat_id=chat_id, message_id=message.message_id, disable_notification=True
-        )
+        known = self.remembered.get((game_id, BOARD))
+        shown = None if known is None else Shown(known.chat_id, known.message_id, known.text)
+
+        async def post() -> Message:
+            return await self._send_message(game_id, chat_id, text=text)
+
+        outcome, now = await put(self.bot, shown, text, text, repost=post)
+        assert now is not None  # with a repost, the table is always somewhere
+        # In the supergroup, if the group became one meanwhile.
+        self.remembered[(game_id, BOARD)] = Remembered(now.chat_id, now.message_id, text, None)
+        if outcome is Put.POSTED:
+            if reposted is not None:
+                await reposted(game_id, now.chat_id, now.message_id, text)
+            await self.bot.pin_chat_message(
+                chat_id=now.chat_id, message_id=now.message_id, disable_notification=True
+            )
 
     def moved(self, chat_id: int, new_chat_id: int) -> list[int]:
         """The group `chat_id` became the supergroup `new_chat_id`, and what was shown in
@@ -809,7 +799,7 @@ class Sender:
         self._unkey_shown(game_id, item.key)
         return done
 
-    def _unkey_shown(self, game_id: int, key: str) -> None:
+    def _unkey_shown(self, game_id: int, key: MessageKey) -> None:
         """Take the buttons off the message shown under `key`, in a quiet moment."""
         old = self.remembered.get((game_id, key))
         if old is None or old.keyboard is None:
@@ -864,7 +854,9 @@ class Sender:
                     if queued.unkey_after:  # no longer on its way: its buttons can go
                         # Off that very message: a post queued meanwhile under the same
                         # key (the next turn's) keeps its own.
-                        self._unkey_shown(queued.game_id, _key(queued.item) or "")
+                        key = _key(queued.item)
+                        if key is not None:
+                            self._unkey_shown(queued.game_id, key)
                     self._take_stale_keyboards(chat_id)
         finally:
             self.limiter.release()  # room kept for a send that never came
@@ -1005,7 +997,7 @@ async def _when_sent(queued: asyncio.Future[Outcome], index: int, sent: Ticker) 
     await sent(index, outcome if isinstance(outcome, int) else None)
 
 
-def _key(item: Outgoing) -> str | None:
+def _key(item: Outgoing) -> MessageKey | None:
     """The remembered message an item makes or edits."""
     return item.remember if isinstance(item, Post) else item.key
 

@@ -14,8 +14,10 @@ from bot.rules.events import Cause, Phase
 from bot.rules.sanctions import Penalty
 from bot.rules.state import GameState, SanctionRecord, SeatState
 from bot.views.i18n import Texts, escape
+from bot.views.keys import BOARD
 
-BOARD = "board"  # the key the table message is remembered under
+__all__ = ["BOARD", "board_text"]
+
 
 _NIGHTS = (Phase.NIGHT, Phase.ACQUAINTANCE)
 _SPEECH_PHASES = (

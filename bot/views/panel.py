@@ -19,11 +19,13 @@ import json
 import logging
 import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from aiogram.exceptions import TelegramBadRequest, TelegramForbiddenError
+from aiogram.exceptions import TelegramForbiddenError
+from aiogram.types import Message
 
 from bot.delivery.sender import COSMETIC, PRIORITY, Sender, markup
+from bot.delivery.slot import Shown, put
 from bot.rules.events import (
     CheckMade,
     Event,
@@ -360,30 +362,20 @@ class HostPanels:
         """Show `view`: edit the panel message, or post one. False if it did not go."""
         bot = self.sender.bot
         reply_markup = markup(view.keyboard)
-        done: PanelMessage | None = None
+        # A panel in another chat (the game has a new Host) is left; theirs is posted.
+        here = shown is not None and shown.chat_id == view.chat_id
+        slot = Shown(shown.chat_id, shown.message_id, shown.digest) if shown and here else None
+
+        async def post() -> Message:
+            return await bot.send_message(
+                chat_id=view.chat_id,
+                text=view.text,
+                reply_markup=reply_markup,
+                protect_content=True,  # it shows every role
+            )
+
         try:
-            if shown is not None and shown.chat_id == view.chat_id:
-                try:
-                    await bot.edit_message_text(
-                        chat_id=view.chat_id,
-                        message_id=shown.message_id,
-                        text=view.text,
-                        reply_markup=reply_markup,
-                    )
-                    done = replace(shown, digest=view.digest)
-                except TelegramBadRequest as error:
-                    if "not modified" in error.message:
-                        done = replace(shown, digest=view.digest)
-                    else:  # gone (deleted, too old to edit): a new one is posted
-                        log.info("game %s: the panel is posted anew: %s", game_id, error)
-            if done is None:
-                message = await bot.send_message(
-                    chat_id=view.chat_id,
-                    text=view.text,
-                    reply_markup=reply_markup,
-                    protect_content=True,  # it shows every role
-                )
-                done = PanelMessage(game_id, view.chat_id, message.message_id, view.digest)
+            _, now = await put(bot, slot, view.digest, view.text, reply_markup, post)
         except TelegramForbiddenError:
             # The Host blocked the bot: the panel waits for their Start.
             self._unreachable[game_id] = view.chat_id
@@ -391,6 +383,8 @@ class HostPanels:
         except Exception:  # the panel is a convenience: the game goes on without it
             log.exception("game %s: the panel could not be shown", game_id)
             return False
+        assert now is not None  # with a repost, the panel is always somewhere
+        done = PanelMessage(game_id, now.chat_id, now.message_id, view.digest)
         self._shown[game_id] = done
         try:
             await self.repos.panels.save(done)

@@ -43,9 +43,10 @@ from bot.rules.sanctions import Penalty, VCode
 from bot.rules.settings import KillRule
 from bot.rules.sheet import sheet
 from bot.rules.state import GameState
-from bot.views.board import BOARD, board_text
+from bot.views.board import board_text
 from bot.views.callbacks import NightCb, SignCb, TurnCb, VoteCb
 from bot.views.i18n import Texts, escape
+from bot.views.keys import BOARD, SHEET, TURN, VOTE, MessageKey, kill_key
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ class Post:
     keyboard: Keyboard | None = None
     protect: bool = False
     pin: bool = False
-    remember: str | None = None
+    remember: MessageKey | None = None
     # The game depends on it (a role card, a night keyboard, the seating): stored in the
     # outbox with the action, sent before the rest and waited for.
     essential: bool = False
@@ -109,7 +110,7 @@ class Edit:
     """
 
     chat_id: int
-    key: str
+    key: MessageKey
     append: str
     keyboard: Keyboard | None = None
     or_post: bool = False
@@ -121,7 +122,7 @@ class Unkey:
     stays). Cosmetic: a press on them is refused by step anyway, so it may wait."""
 
     chat_id: int
-    key: str
+    key: MessageKey
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,7 @@ class Retime:
     """
 
     chat_id: int
-    key: str
+    key: MessageKey
     clock: str
     keeps_keyboard: bool = True
 
@@ -226,7 +227,7 @@ def render(
     out: list[Outgoing] = []
     lines: list[str] = []
     keyboard: Keyboard | None = None
-    remember: str | None = None
+    remember: MessageKey | None = None
     countdown: Countdown | None = None
     clock: str | None = None
     turn_lines = 0  # how many of `lines` the last turn's start left: its own line alone?
@@ -239,7 +240,7 @@ def render(
         seat: int,
         key: str,
         kb: Keyboard | None = None,
-        remember: str | None = None,
+        remember: MessageKey | None = None,
         **values: object,
     ) -> None:
         user = state.seats[seat].user_id
@@ -289,7 +290,7 @@ def render(
                     if _opens_round(state, seat, queue):
                         lines.append(t(g, "turn.nominate_hint"))
                     keyboard += number_rows([Button(str(s), make(s)) for s in targets])
-                remember = "turn"
+                remember = TURN
                 turn_lines = len(lines)
                 following = _speaks_next(state, phase, queue)
                 if following is not None:
@@ -300,7 +301,7 @@ def render(
                     after = named(state, seat, t, lang)
                     out.append(Post(user, t(lang, "turn.next", speaker=after)))
             case SpeechEnded():
-                out.append(Unkey(audience.group_id, "turn"))
+                out.append(Unkey(audience.group_id, TURN))
             case NominationMade(by=by, nominee=nominee):
                 make = CallbackMaker(TurnCb, gid, state.step)
                 line = t(
@@ -310,7 +311,7 @@ def render(
                     nominee=named(state, nominee, t, g),
                 )
                 pass_only = rows([Button(t(g, "button.pass"), make(0))])
-                out.append(Edit(audience.group_id, "turn", line, pass_only))
+                out.append(Edit(audience.group_id, TURN, line, pass_only))
             case LeadersChosen(leaders=leaders, tally=tally):
                 counts = ", ".join(f"{named(state, s, t, g)} — {n}" for s, n in tally.items())
                 names = t.listing(g, [named(state, s, t, g) for s in leaders])
@@ -323,9 +324,9 @@ def render(
                 abstain = ((Button(t(g, "button.abstain"), make(0)),),)
                 lines.append(t(g, "vote.open", seconds=_fmt(state.settings.vote_seconds)))
                 keyboard = rows(seat_buttons(state, leaders, make)) + abstain
-                remember = "vote"
+                remember = VOTE
             case VoteClosed(votes=votes, leaving=leaving):
-                out.append(Unkey(audience.group_id, "vote"))
+                out.append(Unkey(audience.group_id, VOTE))
                 lines.append(_vote_closed(state, g, t, votes, leaving))
             case PlayerLeft(seat=seat, cause=cause) if not cause.gives_last_word:
                 key = "left.disqualified" if cause is Cause.DISQUALIFICATION else "left.removed"
@@ -362,7 +363,7 @@ def render(
                         by=named(state, by, t, lang),
                         target=named(state, target, t, lang),
                     )
-                    out.append(Edit(user, _kill_key(partner), line, keyboard, or_post=True))
+                    out.append(Edit(user, kill_key(partner), line, keyboard, or_post=True))
             case NightEnded(victim=victim):
                 if victim is None:
                     lines.append(t(g, "morning.miss"))
@@ -390,12 +391,12 @@ def render(
                 )
                 sanction_index += 1
             case GameOver(winner=winner, seed=seed):
-                out += [Unkey(audience.group_id, "turn"), Unkey(audience.group_id, "vote")]
+                out += [Unkey(audience.group_id, TURN), Unkey(audience.group_id, VOTE)]
                 lines.append(_result(state, g, t, winner.value, seed))
                 sign = SignCb(game=gid).pack()
-                keyboard, remember = ((Button(t(g, "button.sign"), sign),),), "sheet"
+                keyboard, remember = ((Button(t(g, "button.sign"), sign),),), SHEET
             case GameAborted():
-                out += [Unkey(audience.group_id, "turn"), Unkey(audience.group_id, "vote")]
+                out += [Unkey(audience.group_id, TURN), Unkey(audience.group_id, VOTE)]
                 lines.append(t(g, "over.aborted"))
             case _:
                 pass  # nothing to say: the next event's text covers it
@@ -409,9 +410,9 @@ def render(
                 keyboard,
                 remember=remember,
                 countdown=countdown,
-                clock=clock if remember == "turn" else None,
+                clock=clock if remember == TURN else None,
                 # Only a turn's line, with nothing else to tell the table: silent.
-                silent=remember == "turn" and turn_lines == len(lines) == 1,
+                silent=remember == TURN and turn_lines == len(lines) == 1,
             )
         )
     out += _retimed(events, state, audience, t)
@@ -464,7 +465,7 @@ def _retimed(
         return []
     until = None if state.paused else state.deadline
     following = next((s for s in state.queue if state.is_alive(s)), None)  # the dead are passed
-    return [Retime(audience.group_id, "turn", turn_clock(state, audience, t, until, following))]
+    return [Retime(audience.group_id, TURN, turn_clock(state, audience, t, until, following))]
 
 
 def turn_clock(
@@ -578,7 +579,7 @@ def _night(
             private(seat, "night.check.ask", rows(seat_buttons(state, targets, make), 3))
         elif seat in mafia:
             kill = _kill_keyboard(state, audience.game_id, step)
-            private(seat, _KILL_ASK[state.settings.kill_rule], kill, _kill_key(seat))
+            private(seat, _KILL_ASK[state.settings.kill_rule], kill, kill_key(seat))
         else:
             private(seat, "night.sleep", night=night)
 
@@ -588,12 +589,6 @@ _KILL_ASK = {
     KillRule.UNANIMOUS: "night.kill.ask",
     KillRule.MAJORITY: "night.kill.ask_majority",
 }
-
-
-def _kill_key(seat: int) -> str:
-    """Under which key a mafioso's kill keyboard is remembered (their partners' picks
-    are added to it)."""
-    return f"kill:{seat}"
 
 
 def _kill_keyboard(state: GameState, game_id: int, step: int) -> Keyboard:
@@ -606,7 +601,7 @@ class _Private(Protocol):
         seat: int,
         key: str,
         kb: Keyboard | None = None,
-        remember: str | None = None,
+        remember: MessageKey | None = None,
         **values: object,
     ) -> None: ...
 

@@ -10,6 +10,7 @@ import pytest
 
 from bot.rules.events import Event, NightStarted, Phase
 from bot.views.i18n import Texts, plural_form
+from bot.views.keys import TURN, VOTE
 from bot.views.render import Audience, Post, render
 from tests.rules.helpers import GAME_ID, Game, to_night
 
@@ -165,7 +166,7 @@ def test_D6_abstaining_has_a_row_of_its_own_and_the_ballot_goes_when_the_vote_cl
     mark = len(game.events)
     game.timeout()
     out = render(game.since(mark), game.state, Audience(GAME_ID, -1001, "en"), TEXTS)
-    assert Unkey(-1001, "vote") in out
+    assert Unkey(-1001, VOTE) in out
 
 
 @pytest.mark.rule("D2")
@@ -177,7 +178,7 @@ def test_D2_an_ended_turn_takes_its_buttons_off() -> None:
     mark = len(game.events)
     game.step()
     out = render(game.since(mark), game.state, Audience(GAME_ID, -1001, "en"), TEXTS)
-    assert out[0] == Unkey(-1001, "turn") and isinstance(out[-1], Post)
+    assert out[0] == Unkey(-1001, TURN) and isinstance(out[-1], Post)
 
 
 # --- time you can follow -----------------------------------------------------------------

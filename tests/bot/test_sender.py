@@ -25,6 +25,7 @@ from aiogram.types import Chat, Message
 from bot.delivery.longtext import LongMessages
 from bot.delivery.sender import GAME, PRIORITY, REPLY, SWEEP_EVERY, Limiter, Sender
 from bot.services.clock import VirtualClock
+from bot.views.keys import BOARD, TURN, VOTE
 from bot.views.render import Button, Edit, Post, Retime, Unkey
 
 START = 1_000_000_000.0
@@ -213,7 +214,7 @@ async def test_when_the_window_opens_the_game_goes_first_and_cosmetics_last(rig:
     await rig.run(
         rig.edit(GROUP, 1, "lobby: 7 players"),
         rig.send(GROUP, "/status: day 1"),
-        rig.sender.deliver(1, [Post(GROUP, "turn", KB, remember="turn")]),
+        rig.sender.deliver(1, [Post(GROUP, "turn", KB, remember=TURN)]),
     )
     late = rig.telegram.calls[20:]
     assert [(c.method, c.text) for c in late] == [
@@ -261,9 +262,9 @@ async def test_a_chat_gets_its_posts_in_order(rig: Rig) -> None:
 async def test_a_warning_for_a_turn_that_is_over_is_dropped(rig: Rig) -> None:
     await rig.run(*(rig.send(GROUP, "earlier") for _ in range(20)))  # the window is full
     await rig.run(
-        rig.sender.deliver(1, [Post(GROUP, "🎙 Anna: 60 s.", KB, remember="turn")]),
-        then(lambda: rig.sender.note(1, GROUP, "turn", "⏳ 10 s left.")),
-        then(lambda: rig.sender.deliver(1, [Post(GROUP, "🎙 Boris: 60 s.", KB2, remember="turn")])),
+        rig.sender.deliver(1, [Post(GROUP, "🎙 Anna: 60 s.", KB, remember=TURN)]),
+        then(lambda: rig.sender.note(1, GROUP, TURN, "⏳ 10 s left.")),
+        then(lambda: rig.sender.deliver(1, [Post(GROUP, "🎙 Boris: 60 s.", KB2, remember=TURN)])),
     )
     late = rig.telegram.calls[20:]
     # One message: both turns, the later one's button; the stale warning never went out.
@@ -273,11 +274,11 @@ async def test_a_warning_for_a_turn_that_is_over_is_dropped(rig: Rig) -> None:
 
 
 async def test_two_pending_edits_of_one_message_become_one(rig: Rig) -> None:
-    await rig.run(rig.sender.deliver(1, [Post(GROUP, "🎙 Anna", KB, remember="turn")]))
+    await rig.run(rig.sender.deliver(1, [Post(GROUP, "🎙 Anna", KB, remember=TURN)]))
     await rig.run(*(rig.send(GROUP, "earlier") for _ in range(19)))  # the window is full
     await rig.run(
-        rig.sender.deliver(1, [Edit(GROUP, "turn", "✅ Anna nominates Boris.", KB2)]),
-        then(lambda: rig.sender.note(1, GROUP, "turn", "⏳ 10 s left.")),
+        rig.sender.deliver(1, [Edit(GROUP, TURN, "✅ Anna nominates Boris.", KB2)]),
+        then(lambda: rig.sender.note(1, GROUP, TURN, "⏳ 10 s left.")),
     )
     edits = rig.telegram.sent("editMessageText")
     assert [(c.text, c.keyboard) for c in edits] == [
@@ -288,8 +289,8 @@ async def test_two_pending_edits_of_one_message_become_one(rig: Rig) -> None:
 async def test_an_edit_of_a_post_still_queued_goes_out_with_it(rig: Rig) -> None:
     await rig.run(*(rig.send(GROUP, "earlier") for _ in range(20)))
     await rig.run(
-        rig.sender.deliver(1, [Post(GROUP, "🎙 Anna", KB, remember="turn")]),
-        then(lambda: rig.sender.deliver(1, [Edit(GROUP, "turn", "✅ nominates 3", KB2)])),
+        rig.sender.deliver(1, [Post(GROUP, "🎙 Anna", KB, remember=TURN)]),
+        then(lambda: rig.sender.deliver(1, [Edit(GROUP, TURN, "✅ nominates 3", KB2)])),
     )
     assert [(c.method, c.text, c.keyboard) for c in rig.telegram.calls[20:]] == [
         ("sendMessage", "🎙 Anna\n✅ nominates 3", "t:1:2:0")
@@ -298,7 +299,7 @@ async def test_an_edit_of_a_post_still_queued_goes_out_with_it(rig: Rig) -> None
 
 async def test_a_keyboard_is_never_folded_away_by_another_kind_of_post(rig: Rig) -> None:
     await rig.run(*(rig.send(GROUP, "earlier") for _ in range(20)))
-    vote = Post(GROUP, "Final vote", KB, remember="vote")
+    vote = Post(GROUP, "Final vote", KB, remember=VOTE)
     await rig.run(
         rig.sender.deliver(1, [vote]),
         then(lambda: rig.sender.deliver(1, [Post(GROUP, "🌙 Night 1.")])),
@@ -309,48 +310,48 @@ async def test_a_keyboard_is_never_folded_away_by_another_kind_of_post(rig: Rig)
 async def test_a_retime_puts_the_new_end_time_in_place_and_keeps_the_buttons(rig: Rig) -> None:
     # Issue 22 §2 (T2): the turn message says the end that holds now.
     turn = Post(
-        GROUP, "🎙 Anna\nUntil 03:00:30 MSK.", KB, remember="turn", clock="Until 03:00:30 MSK."
+        GROUP, "🎙 Anna\nUntil 03:00:30 MSK.", KB, remember=TURN, clock="Until 03:00:30 MSK."
     )
     await rig.run(rig.sender.deliver(1, [turn]))
-    await rig.run(rig.sender.deliver(1, [Edit(GROUP, "turn", "✅ nominates 3", KB)]))
-    await rig.run(rig.sender.deliver(1, [Retime(GROUP, "turn", "⏸ Paused: 20 s left.")]))
-    await rig.run(rig.sender.deliver(1, [Retime(GROUP, "turn", "⏸ Paused: 20 s left.")]))
-    await rig.run(rig.sender.deliver(1, [Retime(GROUP, "turn", "Until 03:05:00 MSK.")]))
+    await rig.run(rig.sender.deliver(1, [Edit(GROUP, TURN, "✅ nominates 3", KB)]))
+    await rig.run(rig.sender.deliver(1, [Retime(GROUP, TURN, "⏸ Paused: 20 s left.")]))
+    await rig.run(rig.sender.deliver(1, [Retime(GROUP, TURN, "⏸ Paused: 20 s left.")]))
+    await rig.run(rig.sender.deliver(1, [Retime(GROUP, TURN, "Until 03:05:00 MSK.")]))
     assert [(c.method, c.text, c.keyboard) for c in rig.telegram.calls[2:]] == [
         ("editMessageText", "🎙 Anna\n⏸ Paused: 20 s left.\n✅ nominates 3", "t:1:1:0"),
         # the same line again changes nothing, so nothing is sent
         ("editMessageText", "🎙 Anna\nUntil 03:05:00 MSK.\n✅ nominates 3", "t:1:1:0"),
     ]
-    await rig.run(rig.sender.deliver(2, [Retime(GROUP, "turn", "⏸ Paused: 9 s left.")]))
+    await rig.run(rig.sender.deliver(2, [Retime(GROUP, TURN, "⏸ Paused: 9 s left.")]))
     assert len(rig.telegram.calls) == 4  # a message nobody remembers is left as it is
 
 
 async def test_a_retime_of_a_turn_still_queued_goes_out_with_it(rig: Rig) -> None:
     await rig.run(*(rig.send(GROUP, "earlier") for _ in range(20)))  # the window is full
     turn = Post(
-        GROUP, "🎙 Anna\nUntil 03:00:30 MSK.", KB, remember="turn", clock="Until 03:00:30 MSK."
+        GROUP, "🎙 Anna\nUntil 03:00:30 MSK.", KB, remember=TURN, clock="Until 03:00:30 MSK."
     )
     await rig.run(
         rig.sender.deliver(1, [turn]),
-        then(lambda: rig.sender.deliver(1, [Retime(GROUP, "turn", "⏸ Paused: 20 s left.")])),
-        then(lambda: rig.sender.deliver(1, [Retime(GROUP, "turn", "Until 03:01:00 MSK.")])),
+        then(lambda: rig.sender.deliver(1, [Retime(GROUP, TURN, "⏸ Paused: 20 s left.")])),
+        then(lambda: rig.sender.deliver(1, [Retime(GROUP, TURN, "Until 03:01:00 MSK.")])),
     )
     assert [(c.method, c.text, c.keyboard) for c in rig.telegram.calls[20:]] == [
         ("sendMessage", "🎙 Anna\nUntil 03:01:00 MSK.", "t:1:1:0")
     ]
-    await rig.run(rig.sender.deliver(1, [Retime(GROUP, "turn", "Until 03:02:00 MSK.")]))
+    await rig.run(rig.sender.deliver(1, [Retime(GROUP, TURN, "Until 03:02:00 MSK.")]))
     assert rig.telegram.calls[-1].text == "🎙 Anna\nUntil 03:02:00 MSK."  # remembered as folded
 
 
 async def test_a_retime_waiting_when_the_turn_ends_takes_its_buttons_off(rig: Rig) -> None:
     turn = Post(
-        GROUP, "🎙 Anna\nUntil 03:00:30 MSK.", KB, remember="turn", clock="Until 03:00:30 MSK."
+        GROUP, "🎙 Anna\nUntil 03:00:30 MSK.", KB, remember=TURN, clock="Until 03:00:30 MSK."
     )
     await rig.run(rig.sender.deliver(1, [turn]))
     await rig.run(*(rig.send(GROUP, "earlier") for _ in range(19)))  # the window is full
     await rig.run(
-        rig.sender.deliver(1, [Retime(GROUP, "turn", "⏸ Paused: 20 s left.")]),
-        then(lambda: rig.sender.deliver(1, [Unkey(GROUP, "turn")])),
+        rig.sender.deliver(1, [Retime(GROUP, TURN, "⏸ Paused: 20 s left.")]),
+        then(lambda: rig.sender.deliver(1, [Unkey(GROUP, TURN)])),
     )
     await rig.pass_time()
     assert [(c.method, c.text, c.keyboard) for c in rig.telegram.calls[20:]] == [
@@ -362,17 +363,17 @@ async def test_a_retime_waiting_when_the_turn_ends_takes_its_buttons_off(rig: Ri
 
 
 async def test_an_ended_turns_buttons_go_after_the_next_turn_is_called(rig: Rig) -> None:
-    await rig.run(rig.sender.deliver(1, [Post(GROUP, "🎙 Anna", KB, remember="turn")]))
+    await rig.run(rig.sender.deliver(1, [Post(GROUP, "🎙 Anna", KB, remember=TURN)]))
     await rig.run(
-        rig.sender.deliver(1, [Unkey(GROUP, "turn"), Post(GROUP, "🎙 Boris", KB2, remember="turn")])
+        rig.sender.deliver(1, [Unkey(GROUP, TURN), Post(GROUP, "🎙 Boris", KB2, remember=TURN)])
     )
     await rig.pass_time()  # stale buttons wait for a quiet second, never hurry the clock
     assert [(c.method, c.text, c.keyboard) for c in rig.telegram.calls[1:]] == [
         ("sendMessage", "🎙 Boris", "t:1:2:0"),  # what happens now goes first
         ("editMessageReplyMarkup", None, None),  # Anna's buttons are taken off
     ]
-    await rig.run(rig.sender.deliver(1, [Unkey(GROUP, "turn")]))
-    await rig.run(rig.sender.deliver(1, [Unkey(GROUP, "turn")]))  # nothing left to take off
+    await rig.run(rig.sender.deliver(1, [Unkey(GROUP, TURN)]))
+    await rig.run(rig.sender.deliver(1, [Unkey(GROUP, TURN)]))  # nothing left to take off
     await rig.pass_time()
     assert [c.method for c in rig.telegram.calls[3:]] == ["editMessageReplyMarkup"]
 
@@ -382,9 +383,9 @@ async def test_a_turn_that_ended_before_its_post_went_out_is_posted_without_butt
 ) -> None:
     await rig.run(*(rig.send(GROUP, "earlier") for _ in range(20)))  # the window is full
     await rig.run(
-        rig.sender.deliver(1, [Post(GROUP, "🎙 Anna", KB, remember="turn")]),
-        then(lambda: rig.sender.deliver(1, [Edit(GROUP, "turn", "✅ nominates 3", KB2)])),
-        then(lambda: rig.sender.deliver(1, [Unkey(GROUP, "turn"), Post(GROUP, "🌙 Night 1.")])),
+        rig.sender.deliver(1, [Post(GROUP, "🎙 Anna", KB, remember=TURN)]),
+        then(lambda: rig.sender.deliver(1, [Edit(GROUP, TURN, "✅ nominates 3", KB2)])),
+        then(lambda: rig.sender.deliver(1, [Unkey(GROUP, TURN), Post(GROUP, "🌙 Night 1.")])),
     )
     assert [(c.method, c.text, c.keyboard) for c in rig.telegram.calls[20:]] == [
         ("sendMessage", "🎙 Anna\n✅ nominates 3", None),
@@ -393,14 +394,14 @@ async def test_a_turn_that_ended_before_its_post_went_out_is_posted_without_butt
 
 
 async def test_taking_buttons_off_waits_behind_the_game_and_a_backlog_folds(rig: Rig) -> None:
-    await rig.run(rig.sender.deliver(1, [Post(GROUP, "🎙 Anna", KB, remember="turn")]))
+    await rig.run(rig.sender.deliver(1, [Post(GROUP, "🎙 Anna", KB, remember=TURN)]))
     await rig.run(*(rig.send(GROUP, "earlier") for _ in range(19)))  # the window is full
     kb3 = ((Button("Pass", "t:1:3:0"),),)
     await rig.run(
-        rig.sender.deliver(1, [Unkey(GROUP, "turn"), Post(GROUP, "🎙 Boris", KB2, remember="turn")]),
+        rig.sender.deliver(1, [Unkey(GROUP, TURN), Post(GROUP, "🎙 Boris", KB2, remember=TURN)]),
         then(
             lambda: rig.sender.deliver(
-                1, [Unkey(GROUP, "turn"), Post(GROUP, "🎙 Vera", kb3, remember="turn")]
+                1, [Unkey(GROUP, TURN), Post(GROUP, "🎙 Vera", kb3, remember=TURN)]
             )
         ),
     )
@@ -427,7 +428,7 @@ async def test_essential_posts_are_waited_for_and_reported(rig: Rig) -> None:
     rig.telegram.forbidden.add(BORIS)
     cards = [
         Post(ANNA, "card A", protect=True, essential=True),
-        Post(GROUP, "🎙 first turn", KB, remember="turn"),
+        Post(GROUP, "🎙 first turn", KB, remember=TURN),
         Post(BORIS, "card B", protect=True, essential=True),
     ]
     (delivery,) = await rig.run(rig.sender.deliver(1, cards))
@@ -502,9 +503,9 @@ async def test_posts_are_folded_only_while_telegram_counts_them_short(rig: Rig) 
 async def test_an_edit_that_would_grow_past_the_limit_comes_as_the_next_message(
     rig: Rig,
 ) -> None:
-    await rig.run(rig.sender.deliver(1, [Post(GROUP, "🎙 " + "🙂" * 2040, KB, remember="turn")]))
-    await rig.run(rig.sender.deliver(1, [Edit(GROUP, "turn", "✅ nominates 3", KB2)]))
-    await rig.run(rig.sender.deliver(1, [Edit(GROUP, "turn", "⏳ 10 s left.", KB2)]))
+    await rig.run(rig.sender.deliver(1, [Post(GROUP, "🎙 " + "🙂" * 2040, KB, remember=TURN)]))
+    await rig.run(rig.sender.deliver(1, [Edit(GROUP, TURN, "✅ nominates 3", KB2)]))
+    await rig.run(rig.sender.deliver(1, [Edit(GROUP, TURN, "⏳ 10 s left.", KB2)]))
     posts = rig.telegram.sent(chat=GROUP)
     assert [(c.text, c.keyboard) for c in posts[1:]] == [("✅ nominates 3", "t:1:2:0")]
     [edit] = rig.telegram.sent("editMessageText", GROUP)
@@ -537,17 +538,17 @@ async def test_the_table_message_shows_its_latest_text_in_the_group_s_spare_room
 ) -> None:
     """Issue 11: the pinned table's edits fold (only the latest text goes) and wait for a
     quiet window, behind the turns: a busy minute posts its turns at once."""
-    table = Post(GROUP, "table 0", pin=True, remember="board", essential=True)
+    table = Post(GROUP, "table 0", pin=True, remember=BOARD, essential=True)
     await rig.run(rig.sender.deliver(1, [table]))  # a message and its pin: 2 of 20
     for i in range(1, 4):  # turns passed at once: 5 of 20 in the minute
-        await rig.run(rig.sender.deliver(1, [Post(GROUP, f"turn {i}", KB, remember="turn")]))
+        await rig.run(rig.sender.deliver(1, [Post(GROUP, f"turn {i}", KB, remember=TURN)]))
 
     async def changes() -> None:
         for i in range(1, 4):
             rig.sender.board(1, GROUP, f"table {i}")
             await asyncio.sleep(0)
 
-    await rig.run(changes(), rig.sender.deliver(1, [Post(GROUP, "turn 4", KB, remember="turn")]))
+    await rig.run(changes(), rig.sender.deliver(1, [Post(GROUP, "turn 4", KB, remember=TURN)]))
     # The table, its pin at 1 s, then the turns a second apart as the group's pace
     # allows: none waited for the table's edits.
     assert offsets(rig.telegram.sent(chat=GROUP)) == [0.0, 2.0, 3.0, 4.0, 5.0]
@@ -567,10 +568,10 @@ async def test_the_table_message_shows_its_latest_text_in_the_group_s_spare_room
 async def test_stop_cancels_what_waits_for_a_quiet_minute(rig: Rig) -> None:
     """A process that ends (the benchmark's games on a clock that stops) leaves no worker
     waiting for ever: the table's edit waiting for room is cancelled, and sent never."""
-    table = Post(GROUP, "table 0", pin=True, remember="board", essential=True)
+    table = Post(GROUP, "table 0", pin=True, remember=BOARD, essential=True)
     await rig.run(rig.sender.deliver(1, [table]))
     for i in range(1, 4):
-        await rig.run(rig.sender.deliver(1, [Post(GROUP, f"turn {i}", KB, remember="turn")]))
+        await rig.run(rig.sender.deliver(1, [Post(GROUP, f"turn {i}", KB, remember=TURN)]))
     rig.sender.board(1, GROUP, "table 1")
     await rig.run(asyncio.sleep(0))
     assert not rig.telegram.sent("editMessageText")  # a quarter of the minute is used up
@@ -587,7 +588,7 @@ async def test_the_next_turn_keeps_its_buttons_when_the_warning_was_on_its_way(r
     the turn ends and the next one is posted. The ended turn's buttons come off that
     very message once the warning is out; the next speaker's post keeps its own, or
     they could not pass."""
-    await rig.run(rig.sender.deliver(1, [Post(GROUP, "🎙 Anna", KB, remember="turn")]))
+    await rig.run(rig.sender.deliver(1, [Post(GROUP, "🎙 Anna", KB, remember=TURN)]))
     held: list[Call] = []
 
     def once(call: Call) -> int | None:
@@ -597,7 +598,7 @@ async def test_the_next_turn_keeps_its_buttons_when_the_warning_was_on_its_way(r
         return None
 
     rig.telegram.refuse = once
-    rig.sender.note(1, GROUP, "turn", "⏳ 10 s")
+    rig.sender.note(1, GROUP, TURN, "⏳ 10 s")
     rig.clock.set(START + 1.5)  # the group's pace lets the warning go: refused, it waits
     for _ in range(30):
         await asyncio.sleep(0)
@@ -605,7 +606,7 @@ async def test_the_next_turn_keeps_its_buttons_when_the_warning_was_on_its_way(r
 
     async def next_turn() -> None:
         await rig.sender.deliver(
-            1, [Unkey(GROUP, "turn"), Post(GROUP, "🎙 Boris", KB2, remember="turn")]
+            1, [Unkey(GROUP, TURN), Post(GROUP, "🎙 Boris", KB2, remember=TURN)]
         )
 
     await rig.run(next_turn())
@@ -614,7 +615,7 @@ async def test_the_next_turn_keeps_its_buttons_when_the_warning_was_on_its_way(r
     assert [(c.text, c.keyboard) for c in posts] == [("🎙 Anna", "t:1:1:0"), ("🎙 Boris", "t:1:2:0")]
     unkeyed = rig.telegram.sent("editMessageReplyMarkup")
     assert [c.chat for c in unkeyed] == [GROUP]  # Anna's message, once
-    assert rig.sender.remembered[(1, "turn")].keyboard == KB2
+    assert rig.sender.remembered[(1, TURN)].keyboard == KB2
 
 
 # --- cost of waiting -------------------------------------------------------------------

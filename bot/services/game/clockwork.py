@@ -18,6 +18,7 @@ from bot.services.game.notices import Notices
 from bot.services.game.people import People
 from bot.services.game.states import GameStates
 from bot.views.i18n import Texts
+from bot.views.keys import TURN as TURN_MESSAGE
 from bot.views.render import Post
 from storage.games import Game
 from storage.repositories import Repositories
@@ -131,7 +132,7 @@ class Clockwork:
             lang = await self.people.chat_lang(game.chat_id)
             line = self.t(lang, "turn.warning", seconds=round(self.warning_seconds))
             # Cosmetic: it yields to what the game needs, and is dropped if the turn ends first.
-            self.sender.note(game_id, game.chat_id, "turn", line)
+            self.sender.note(game_id, game.chat_id, TURN_MESSAGE, line)
 
     async def _remind_voters(self, game: Game, state: GameState) -> None:
         """D6: each player who can still vote and has not is told in private, by seat."""
