@@ -43,6 +43,7 @@ from aiogram.types import (
 )
 
 from bot.lru import LRU
+from bot.rules.access import Answer, Asked, may_any, positions_of
 from bot.rules.events import Phase
 from bot.rules.state import GameState
 from bot.service import GameService
@@ -101,11 +102,17 @@ QUIET_SECONDS = 10.0
 
 
 def may_speak(game: Game, state: GameState, user_id: int) -> bool:
-    """D10: the Host whenever they need to; a player only while it is their turn."""
-    if user_id == game.host_user_id:
-        return True
-    seat = state.seat_of(user_id)
-    return state.in_speech and not state.paused and seat is not None and seat == state.speaker
+    """D10: the Host whenever they need to; a player only while it is their turn (the
+    README's "writing in the group during a game", bot.rules.access)."""
+    positions = positions_of(state, game.host_user_id, user_id)
+    return may_any(Asked.GROUP_MESSAGE, positions).allowed
+
+
+def answered_in_private(game: Game, state: GameState, user_id: int) -> bool:
+    """D10, N5: a command in the group from anyone but the speaker and the Host is
+    deleted and answered in private (the README's "any command in the group")."""
+    positions = positions_of(state, game.host_user_id, user_id)
+    return may_any(Asked.GROUP_COMMAND, positions).answer is Answer.IN_PRIVATE
 
 
 async def keep_order(message: Message, bot: Bot, service: GameService) -> None:
@@ -283,7 +290,7 @@ class OutOfTurnCommands(BaseMiddleware):
             return await handler(event, data)
         service: GameService = data["service"]
         running = await service.running_in_chat(event.chat.id)
-        if running is None or may_speak(*running, event.from_user.id):
+        if running is None or not answered_in_private(*running, event.from_user.id):
             return await handler(event, data)
         game, state = running
         await _silence(event, data["bot"], service, game, state)

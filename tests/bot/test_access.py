@@ -30,6 +30,9 @@ from bot.rules.events import Phase
 from bot.rules.roles import Role
 from bot.rules.state import GameState
 from handlers.commands import HOST_ONLY
+from handlers.guard import answered_in_private, may_speak
+from storage.games import Game as StoredGame
+from storage.games import GameStatus
 from tests.rules.helpers import Game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -265,7 +268,7 @@ def test_before_the_deal_and_without_a_game() -> None:
     assert positions_of(speaking().state, None, OUTSIDER) == (Position.ANYONE_ELSE,)
 
 
-def test_the_table_agrees_with_may_speak_and_the_engine_on_who_passes() -> None:
+def test_the_table_agrees_with_the_engine_on_who_passes() -> None:
     """D10: whoever the table lets pass is the engine's speaker; nobody else is."""
     for build in (speaking, round_2, paused, acquaintance):
         state = build().state
@@ -273,3 +276,34 @@ def test_the_table_agrees_with_may_speak_and_the_engine_on_who_passes() -> None:
             user = user_of(state, seat)
             allowed = may_any(Asked.PASS, positions_of(state, HOST, user)).allowed
             assert allowed == (state.in_speech and not state.paused and seat == state.speaker)
+
+
+def stored(host_user_id: int) -> StoredGame:
+    return StoredGame(
+        game_id=7,
+        chat_id=-100,
+        host_user_id=host_user_id,
+        status=GameStatus.RUNNING,
+        tournament_id=None,
+        settings_json="{}",
+        state_json=None,
+        deadline=None,
+        lobby_message_id=None,
+        created_at=0.0,
+        updated_at=0.0,
+    )
+
+
+@pytest.mark.parametrize("build", [speaking, round_2, paused, acquaintance, removed])
+def test_the_guard_lets_speak_whom_the_table_lets(build: Callable[[], Game]) -> None:
+    """D10, N5: in the group the Host speaks whenever they need to, a player only in their
+    turn while the clock runs; anyone else's command is deleted and answered in private."""
+    state = build().state
+    for host in (HOST, user_of(state, 1)):  # a Host without a seat, and a seated one
+        game = stored(host)
+        for user in (HOST, OUTSIDER, *(s.user_id for s in state.seats.values())):
+            seat = state.seat_of(user)
+            turn = state.in_speech and not state.paused and seat == state.speaker
+            speaks = user == host or (seat is not None and turn)
+            assert may_speak(game, state, user) == speaks, (host, user)
+            assert answered_in_private(game, state, user) == (not speaks), (host, user)
