@@ -1,15 +1,20 @@
-"""The README's "Who may do what" is bot.rules.access's table (issue 24 §4).
+"""The README's "Who may do what" is bot.rules.access's and bot.tournament.access's tables
+(issue 24 §4).
 
-Every row of the game's table, in both languages, is read against `may`: its glyphs
-(✅ ❌ —) and its qualifiers ("in round 2 only", "once"...), so the documentation and the
-code cannot drift apart. Then `positions_of` on small states built with the rules core.
+Every row of both tables, in both languages, is read against `may` and
+`may_at_tournament`: its glyphs (✅ ❌ —) and its qualifiers ("in round 2 only",
+"once"...), so the documentation and the code cannot drift apart. Then `positions_of`
+on small states built with the rules core, and the guard's silence against the table.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +26,7 @@ from bot.rules.access import (
     Asked,
     Position,
     Qualifier,
+    Verdict,
     may,
     may_any,
     positions_of,
@@ -29,7 +35,19 @@ from bot.rules.actions import Pause
 from bot.rules.events import Phase
 from bot.rules.roles import Role
 from bot.rules.state import GameState
-from handlers.commands import HOST_ONLY
+from bot.tournament.access import (
+    TOURNAMENT_COLUMNS,
+    TOURNAMENT_COMMANDS,
+    TOURNAMENT_TABLE,
+    TournamentAsked,
+    TournamentPosition,
+    TournamentQualifier,
+    may_any_at_tournament,
+    may_at_tournament,
+    tournament_positions_of,
+)
+from handlers.commands import BY_NAME, HOST_ONLY
+from handlers.commands import Who as Declared
 from handlers.guard import answered_in_private, may_speak
 from storage.games import Game as StoredGame
 from storage.games import GameStatus
@@ -37,11 +55,26 @@ from tests.rules.helpers import Game
 
 ROOT = Path(__file__).resolve().parents[2]
 GLYPHS = frozenset(a.value for a in Answer if a.value)
+HEADINGS = {"README.md": "#### Who may do what", "README.ru.md": "#### Кто что может"}
+LANGUAGE = {"README.md": 0, "README.ru.md": 1}
 
-# Each README's heading of the section, and its game table's header (the columns).
-READMES = {
-    "README.md": (
-        "#### Who may do what",
+
+@dataclass(frozen=True)
+class Table:
+    """One of the section's tables as the code states it, and as each README words it."""
+
+    index: int  # the section's first table or its second
+    header: tuple[tuple[str, ...], tuple[str, ...]]  # the columns, in English and Russian
+    rows: Sequence[Enum]
+    columns: Sequence[Enum]
+    cell: Callable[[Any, Any], Verdict[Any]]
+    commands: Mapping[Any, tuple[str, ...]]
+    words: Mapping[Any, tuple[str, str]]  # a qualifier, in English and Russian
+
+
+GAME = Table(
+    0,
+    (
         (
             "Host",
             "the speaker",
@@ -49,49 +82,105 @@ READMES = {
             "the Commissioner or a mafioso, at night",
             "anyone else",
         ),
-    ),
-    "README.ru.md": (
-        "#### Кто что может",
         ("Ведущий", "говорящий", "живой игрок", "комиссар или мафия ночью", "все остальные"),
     ),
-}
+    tuple(Asked),
+    COLUMNS,
+    may,
+    COMMANDS,
+    {
+        Qualifier.BECOMES_HOST: ("becomes the Host", "становится Ведущим"),
+        Qualifier.AN_ADMINISTRATOR_OF_THE_CHAT: (
+            "an administrator of the chat",
+            "администратор чата",
+        ),
+        Qualifier.TAKES_THE_LOBBY_OVER: ("takes the lobby over", "забирает лобби себе"),
+        Qualifier.HOLDING_NO_OTHER_SEAT: ("holding no other seat", "нет другого места"),
+        Qualifier.TABLE_ROSTER_ONLY: ("its roster only", "только его состав"),
+        Qualifier.IN_THE_LOBBY: ("(in the lobby)", "(в лобби)"),
+        Qualifier.WITHOUT_A_SEAT: ("without a seat", "без места за столом"),
+        Qualifier.FROM_THEIR_OWN_PANEL: ("from their own panel", "со своей панели"),
+        Qualifier.IN_ROUND_2_ONLY: ("in round 2 only", "только во втором круге"),
+        Qualifier.ONCE: ("once", "один раз"),
+        Qualifier.A_CIVILIAN: ("a civilian", "мирный"),
+        Qualifier.ONCE_A_NIGHT: ("once a night", "раз за ночь"),
+        Qualifier.FROM_NIGHT_1: ("from Night 1", "с первой ночи"),
+        Qualifier.A_MAFIOSO: ("a mafioso", "мафия:"),
+        Qualifier.TEXT_ONLY: ("a text is relayed", "текст передаётся"),
+        Qualifier.THE_COMMISSIONER: ("the Commissioner", "комиссар"),
+        Qualifier.DELETED: ("deleted", "удаляется"),
+        Qualifier.REPORTED_V3: ("(V3)", "(V3)"),
+        Qualifier.ANSWERED_THERE: ("answered there", "ответ там же"),
+        Qualifier.ANSWERED_IN_PRIVATE: ("answered in private", "ответ в личку"),
+    },
+)
 
-# How each README words a qualifier (a cell that has it says so, in its own language).
-WORDS: dict[Qualifier, tuple[str, str]] = {
-    Qualifier.BECOMES_HOST: ("becomes the Host", "становится Ведущим"),
-    Qualifier.AN_ADMINISTRATOR_OF_THE_CHAT: ("an administrator of the chat", "администратор чата"),
-    Qualifier.TAKES_THE_LOBBY_OVER: ("takes the lobby over", "забирает лобби себе"),
-    Qualifier.HOLDING_NO_OTHER_SEAT: ("holding no other seat", "нет другого места"),
-    Qualifier.TABLE_ROSTER_ONLY: ("its roster only", "только его состав"),
-    Qualifier.IN_THE_LOBBY: ("(in the lobby)", "(в лобби)"),
-    Qualifier.WITHOUT_A_SEAT: ("without a seat", "без места за столом"),
-    Qualifier.FROM_THEIR_OWN_PANEL: ("from their own panel", "со своей панели"),
-    Qualifier.IN_ROUND_2_ONLY: ("in round 2 only", "только во втором круге"),
-    Qualifier.ONCE: ("once", "один раз"),
-    Qualifier.A_CIVILIAN: ("a civilian", "мирный"),
-    Qualifier.ONCE_A_NIGHT: ("once a night", "раз за ночь"),
-    Qualifier.FROM_NIGHT_1: ("from Night 1", "с первой ночи"),
-    Qualifier.A_MAFIOSO: ("a mafioso", "мафия:"),
-    Qualifier.TEXT_ONLY: ("a text is relayed", "текст передаётся"),
-    Qualifier.THE_COMMISSIONER: ("the Commissioner", "комиссар"),
-    Qualifier.DELETED: ("deleted", "удаляется"),
-    Qualifier.REPORTED_V3: ("(V3)", "(V3)"),
-    Qualifier.ANSWERED_THERE: ("answered there", "ответ там же"),
-    Qualifier.ANSWERED_IN_PRIVATE: ("answered in private", "ответ в личку"),
-}
+TQ = TournamentQualifier
+TOURNAMENT = Table(
+    1,
+    (
+        (
+            "the Judge",
+            "an administrator of the chat",
+            "the table's Host",
+            "a player of the table",
+            "anyone else",
+        ),
+        ("Судья", "администратор чата", "Ведущий стола", "игрок стола", "все остальные"),
+    ),
+    tuple(TournamentAsked),
+    TOURNAMENT_COLUMNS,
+    may_at_tournament,
+    TOURNAMENT_COMMANDS,
+    {
+        TQ.FEWER_THAN_3_OPEN: ("fewer than 3 open", "меньше трёх"),
+        TQ.THEIR_OWN_TOURNAMENT: ("their own tournament", "своего турнира"),
+        TQ.A_BAN_THEY_CONFIRMED: ("a ban they confirmed", "который он подтвердил"),
+        TQ.UNLESS_ANOTHER_JUDGE_CONFIRMED_IT: (
+            "unless the Judge of another tournament confirmed it too",
+            "Судья другого турнира",
+        ),
+        TQ.A_REGISTERED_PLAYER: ("a registered player", "зарегистрированный игрок"),
+        TQ.UNLESS_HIDDEN_UNTIL_THE_END: ("unless the Judge hides it", "если Судья не скрыл"),
+        TQ.THEIR_TOURNAMENTS_GAMES: ("their tournament's games", "игры своего турнира"),
+        TQ.THE_GAMES_THEY_HOSTED: ("the games they hosted", "игры, которые вёл"),
+        TQ.THE_GAMES_THEY_PLAYED: ("the games they played", "игры, в которых играл"),
+        TQ.AS_FOR_NO_SUCH_GAME: (
+            "the same answer as for a game that does not exist",
+            "тот же ответ, что на несуществующую игру",
+        ),
+        TQ.A_PLAYER_OF_THEIR_CURRENT_TOURNAMENT: (
+            "a player of their current tournament",
+            "игрока своего текущего турнира",
+        ),
+        TQ.WHOEVER_HAS_THE_ADDRESS: ("whoever has the address", "у кого есть адрес"),
+        TQ.ALSO_AN_ADMINISTRATOR_OF_THE_CHAT: (
+            "if also an administrator of that chat",
+            "если он же администратор этого чата",
+        ),
+        TQ.UNLESS_THE_JUDGE: ("unless the Judge", "если не Судья"),
+        TQ.ONLY_THAT_TOURNAMENTS_JUDGE: ("only that tournament's Judge", "только Судья этого"),
+        TQ.REFUSED_WITH_A_MESSAGE: ("refused with a message", "отказ с объяснением"),
+    },
+)
+TABLES = {"game": GAME, "tournament": TOURNAMENT}
+CASES_OF_README = [(r, t) for r in sorted(HEADINGS) for t in sorted(TABLES)]
 
 
 def cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
-def game_table(readme: str) -> tuple[list[str], list[list[str]]]:
-    """The header and the rows of the section's first table."""
-    heading, _ = READMES[readme]
+def readme_table(readme: str, index: int) -> tuple[list[str], list[list[str]]]:
+    """The header and the rows of the section's `index`-th table."""
     text = (ROOT / readme).read_text(encoding="utf-8")
-    section = text.split(heading + "\n", 1)[1]
-    lines = section.split("\n| ", 1)[1].split("\n\n", 1)[0].splitlines()
-    header, _rule, *rows = ["| " + lines[0], *lines[1:]]
+    section = text.split(HEADINGS[readme] + "\n", 1)[1].split("\n#", 1)[0]
+    tables: list[list[str]] = []
+    for block in section.split("\n\n"):
+        lines = [line for line in block.splitlines() if line.startswith("|")]
+        if lines:
+            tables.append(lines)
+    header, _rule, *rows = tables[index]
     return cells(header), [cells(row) for row in rows]
 
 
@@ -110,37 +199,99 @@ def commands_named(first: str) -> tuple[str, ...]:
     return tuple(m.group(1) for m in re.finditer(r"`/([a-z]+)[^`]*`", first))
 
 
-@pytest.mark.parametrize("readme", sorted(READMES))
-def test_the_readme_table_has_the_columns_and_rows_of_the_code(readme: str) -> None:
-    header, rows = game_table(readme)
-    assert tuple(header[1:]) == READMES[readme][1]
-    assert len(header) - 1 == len(COLUMNS)
-    assert len(rows) == len(Asked), [row[0] for row in rows]
-    for asked, row in zip(Asked, rows, strict=True):
-        assert commands_named(row[0]) == COMMANDS.get(asked, ()), (asked, row[0])
+@pytest.mark.parametrize(("readme", "table"), CASES_OF_README)
+def test_the_readme_table_has_the_columns_and_rows_of_the_code(readme: str, table: str) -> None:
+    spec = TABLES[table]
+    header, rows = readme_table(readme, spec.index)
+    assert tuple(header[1:]) == spec.header[LANGUAGE[readme]]
+    assert len(header) - 1 == len(spec.columns)
+    assert len(rows) == len(spec.rows), [row[0] for row in rows]
+    for asked, row in zip(spec.rows, rows, strict=True):
+        assert commands_named(row[0]) == spec.commands.get(asked, ()), (asked, row[0])
 
 
-@pytest.mark.parametrize("readme", sorted(READMES))
-def test_every_cell_of_the_readme_is_what_may_says(readme: str) -> None:
-    language = 0 if readme == "README.md" else 1
-    _, rows = game_table(readme)
+@pytest.mark.parametrize(("readme", "table"), CASES_OF_README)
+def test_every_cell_of_the_readme_is_what_the_code_says(readme: str, table: str) -> None:
+    spec = TABLES[table]
+    language = LANGUAGE[readme]
+    _, rows = readme_table(readme, spec.index)
     wrong = []
-    for asked, row in zip(Asked, rows, strict=True):
-        for position, cell in zip(COLUMNS, row[1:], strict=True):
-            verdict = may(asked, position)
+    for asked, row in zip(spec.rows, rows, strict=True):
+        for position, cell in zip(spec.columns, row[1:], strict=True):
+            verdict = spec.cell(asked, position)
+            where = f"{asked} / {position}: {cell!r}"
             if glyphs_of(cell) != verdict.glyphs:
-                wrong.append(f"{asked} / {position}: {cell!r} shows {verdict.glyphs}")
-            missing = [q for q in verdict.qualifiers if WORDS[q][language] not in cell]
+                wrong.append(f"{where} shows {verdict.glyphs}")
+            missing = [q for q in verdict.qualifiers if spec.words[q][language] not in cell]
             if missing:
-                wrong.append(f"{asked} / {position}: {cell!r} does not say {missing}")
+                wrong.append(f"{where} does not say {missing}")
             if bool(words_of(cell)) != bool(verdict.qualifiers):
-                wrong.append(f"{asked} / {position}: {cell!r} vs {sorted(verdict.qualifiers)}")
+                wrong.append(f"{where} vs {sorted(verdict.qualifiers)}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_every_qualifier_is_worded_and_used() -> None:
+    for spec in TABLES.values():
+        used = {q for row in spec.rows for p in spec.columns for q in spec.cell(row, p).qualifiers}
+        assert used == set(spec.words), set(spec.words) ^ used
+
+
+def test_the_judges_rows_are_the_commands_declared_as_the_judges() -> None:
+    """handlers/commands.py declares who may use each command: those the tournament's
+    table gives to the Judge alone are declared as the Judge's."""
+    for asked in (TournamentAsked.JUDGE_COMMAND, TournamentAsked.UNBAN):
+        allowed = [p for p in TOURNAMENT_COLUMNS if may_at_tournament(asked, p).allowed]
+        assert allowed == [TournamentPosition.JUDGE], asked
+        assert all(BY_NAME[c].who is Declared.JUDGE for c in TOURNAMENT_COMMANDS[asked]), asked
+
+
+JUDGE, ADMIN, TABLE_HOST, PLAYER, GUEST = 1, 2, 3, 4, 5
+
+
+def at_table(
+    user_id: int, judges: tuple[int, ...] = (), administrators: tuple[int, ...] = (ADMIN,)
+) -> tuple[TournamentPosition, ...]:
+    """At a table of JUDGE's tournament whose game TABLE_HOST hosts, PLAYER and the Host
+    seated, ADMIN administering its chat."""
+    return tournament_positions_of(
+        user_id,
+        creator=JUDGE,
+        judges=judges,
+        administrators=administrators,
+        host=TABLE_HOST,
+        roster=(PLAYER, TABLE_HOST),
+    )
+
+
+def test_tournament_positions_of() -> None:
+    J, A, H, P = (
+        TournamentPosition.JUDGE,
+        TournamentPosition.CHAT_ADMINISTRATOR,
+        TournamentPosition.TABLE_HOST,
+        TournamentPosition.TABLE_PLAYER,
+    )
+    nobody = (TournamentPosition.ANYONE_ELSE,)
+    assert at_table(JUDGE) == (J,)  # an empty list of judges: anyone may be one
+    assert at_table(JUDGE, judges=(JUDGE,)) == (J,)
+    assert at_table(JUDGE, judges=(ADMIN,)) == nobody  # taken off the list
+    assert at_table(ADMIN) == (A,)
+    assert at_table(TABLE_HOST) == (H, P)
+    assert at_table(PLAYER) == (P,)
+    assert at_table(GUEST) == nobody
+    assert tournament_positions_of(JUDGE, creator=None, judges=()) == nobody  # no table
+    # The Judge who administers the chat may /bind it; an administrator alone may not.
+    both = at_table(JUDGE, administrators=(JUDGE,))
+    assert both == (J, A)
+    assert may_any_at_tournament(TournamentAsked.BIND, both).allowed
+    assert not may_any_at_tournament(TournamentAsked.BIND, (A,)).allowed
+    assert may_any_at_tournament(TournamentAsked.NEW_GAME, (H, P)).allowed
 
 
 def test_every_row_has_a_cell_for_every_position() -> None:
     assert set(TABLE) == set(Asked)
     assert all(len(row) == len(COLUMNS) for row in TABLE.values())
+    assert set(TOURNAMENT_TABLE) == set(TournamentAsked)
+    assert all(len(row) == len(TOURNAMENT_COLUMNS) for row in TOURNAMENT_TABLE.values())
 
 
 def test_the_hosts_rows_are_the_commands_declared_as_the_hosts() -> None:
