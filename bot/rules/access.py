@@ -112,6 +112,7 @@ class Qualifier(StrEnum):
     THE_COMMISSIONER = "the_commissioner"
     DELETED = "deleted"  # D10, N5
     REPORTED_V3 = "reported_v3"  # N5: opening one's eyes at night
+    AT_NIGHT = "at_night"  # a living player's word is V3 only at night (N5)
     ANSWERED_THERE = "answered_there"
     ANSWERED_IN_PRIVATE = "answered_in_private"
 
@@ -167,12 +168,18 @@ TABLE: dict[Asked, tuple[GameVerdict, ...]] = {
         ok(QU.A_MAFIOSO, QU.TEXT_ONLY, QU.THE_COMMISSIONER, otherwise=Answer.REFUSED),
         NO,
     ),
-    Asked.GROUP_MESSAGE: (YES, YES, no(QU.DELETED), no(QU.DELETED, QU.REPORTED_V3), no(QU.DELETED)),
+    Asked.GROUP_MESSAGE: (
+        YES,
+        YES,
+        no(QU.DELETED, QU.REPORTED_V3, QU.AT_NIGHT),
+        no(QU.DELETED, QU.REPORTED_V3),
+        no(QU.DELETED),
+    ),
     Asked.EVERYONE_COMMAND: (YES,) * 5,
     Asked.GROUP_COMMAND: (
         ok(QU.ANSWERED_THERE),
         ok(QU.ANSWERED_THERE),
-        _cell(Answer.IN_PRIVATE, QU.DELETED, QU.ANSWERED_IN_PRIVATE),
+        _cell(Answer.IN_PRIVATE, QU.DELETED, QU.ANSWERED_IN_PRIVATE, QU.REPORTED_V3, QU.AT_NIGHT),
         _cell(Answer.IN_PRIVATE, QU.DELETED, QU.ANSWERED_IN_PRIVATE, QU.REPORTED_V3),
         _cell(Answer.IN_PRIVATE, QU.DELETED, QU.ANSWERED_IN_PRIVATE),
     ),
@@ -209,6 +216,16 @@ def may_any(asked: Asked, positions: Iterable[Position]) -> GameVerdict:
     if not cells:
         return may(asked, Position.ANYONE_ELSE)
     return next((c for c in cells if c.allowed), cells[0])
+
+
+def reported(verdict: GameVerdict, state: GameState) -> bool:
+    """N5, V3: whether what the verdict refuses is reported to the Host: a night actor's
+    word always (there is one only at night), a living player's at night."""
+    at_night = state.phase in NIGHT_PHASES
+    qualifiers = verdict.qualifiers
+    return Qualifier.REPORTED_V3 in qualifiers and (
+        at_night or Qualifier.AT_NIGHT not in qualifiers
+    )
 
 
 def positions_of(

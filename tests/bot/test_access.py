@@ -48,7 +48,7 @@ from bot.tournament.access import (
 )
 from handlers.commands import BY_NAME, HOST_ONLY
 from handlers.commands import Who as Declared
-from handlers.guard import answered_in_private, may_speak
+from handlers.guard import answered_in_private, may_speak, reported_to_the_host
 from storage.games import Game as StoredGame
 from storage.games import GameStatus
 from tests.rules.helpers import Game
@@ -110,6 +110,7 @@ GAME = Table(
         Qualifier.THE_COMMISSIONER: ("the Commissioner", "комиссар"),
         Qualifier.DELETED: ("deleted", "удаляется"),
         Qualifier.REPORTED_V3: ("(V3)", "(V3)"),
+        Qualifier.AT_NIGHT: ("at night", "ночью"),
         Qualifier.ANSWERED_THERE: ("answered there", "ответ там же"),
         Qualifier.ANSWERED_IN_PRIVATE: ("answered in private", "ответ в личку"),
     },
@@ -458,3 +459,7 @@ def test_the_guard_lets_speak_whom_the_table_lets(build: Callable[[], Game]) -> 
             speaks = user == host or (seat is not None and turn)
             assert may_speak(game, state, user) == speaks, (host, user)
             assert answered_in_private(game, state, user) == (not speaks), (host, user)
+            if not speaks:  # N5: silenced, and at night a living player is reported (V3)
+                night = state.phase in (Phase.ACQUAINTANCE, Phase.NIGHT)
+                eyes_open = night and seat is not None and state.is_alive(seat)
+                assert reported_to_the_host(game, state, user) == eyes_open, (host, user)
