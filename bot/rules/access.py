@@ -125,63 +125,63 @@ def _cell(answer: Answer, *qualifiers: Qualifier, otherwise: Answer | None = Non
     return Verdict(answer, frozenset(qualifiers), otherwise)
 
 
-def ok(*qualifiers: Qualifier, otherwise: Answer | None = None) -> GameVerdict:
+def _ok(*qualifiers: Qualifier, otherwise: Answer | None = None) -> GameVerdict:
     return _cell(Answer.ALLOWED, *qualifiers, otherwise=otherwise)
 
 
-def no(*qualifiers: Qualifier) -> GameVerdict:
+def _no(*qualifiers: Qualifier) -> GameVerdict:
     return _cell(Answer.REFUSED, *qualifiers)
 
 
-NOBODY: GameVerdict = Verdict(Answer.NOBODY)
-YES, NO = ok(), no()
-QU = Qualifier
+_NOBODY: GameVerdict = Verdict(Answer.NOBODY)
+_YES, _NO = _ok(), _no()
+_Q = Qualifier
 
 # Host, the speaker, a living player, the Commissioner or a mafioso at night, anyone else.
 TABLE: dict[Asked, tuple[GameVerdict, ...]] = {
-    Asked.NEW_GAME: (NOBODY, NOBODY, NOBODY, NOBODY, ok(QU.BECOMES_HOST)),
+    Asked.NEW_GAME: (_NOBODY, _NOBODY, _NOBODY, _NOBODY, _ok(_Q.BECOMES_HOST)),
     Asked.LOBBY_TAKEN_OVER: (
-        *(NOBODY,) * 4,
-        ok(QU.AN_ADMINISTRATOR_OF_THE_CHAT, QU.TAKES_THE_LOBBY_OVER, otherwise=Answer.REFUSED),
+        *(_NOBODY,) * 4,
+        _ok(_Q.AN_ADMINISTRATOR_OF_THE_CHAT, _Q.TAKES_THE_LOBBY_OVER, otherwise=Answer.REFUSED),
     ),
-    Asked.KICK: (YES, NOBODY, NOBODY, NOBODY, NO),
-    Asked.JOIN: (*(NOBODY,) * 4, ok(QU.HOLDING_NO_OTHER_SEAT, QU.TABLE_ROSTER_ONLY)),
-    Asked.BEGIN: (YES, NOBODY, no(QU.IN_THE_LOBBY), NOBODY, NO),
-    Asked.HOST_COMMAND: (YES, NO, NO, NO, NO),
-    Asked.SANCTION_DECISION: (YES, NO, NO, NO, NO),
-    Asked.PANEL_BUTTON: (ok(QU.WITHOUT_A_SEAT, QU.FROM_THEIR_OWN_PANEL), NO, NO, NO, NO),
-    Asked.SIGN_SHEET: (YES, NOBODY, NO, NOBODY, NO),
-    Asked.PASS: (NO, YES, NO, NO, NO),
-    Asked.NOMINATE: (NO, ok(QU.IN_ROUND_2_ONLY), NO, NO, NO),
-    Asked.FINAL_VOTE: (NO, NOBODY, ok(QU.ONCE), NOBODY, NO),
+    Asked.KICK: (_YES, _NOBODY, _NOBODY, _NOBODY, _NO),
+    Asked.JOIN: (*(_NOBODY,) * 4, _ok(_Q.HOLDING_NO_OTHER_SEAT, _Q.TABLE_ROSTER_ONLY)),
+    Asked.BEGIN: (_YES, _NOBODY, _no(_Q.IN_THE_LOBBY), _NOBODY, _NO),
+    Asked.HOST_COMMAND: (_YES, _NO, _NO, _NO, _NO),
+    Asked.SANCTION_DECISION: (_YES, _NO, _NO, _NO, _NO),
+    Asked.PANEL_BUTTON: (_ok(_Q.WITHOUT_A_SEAT, _Q.FROM_THEIR_OWN_PANEL), _NO, _NO, _NO, _NO),
+    Asked.SIGN_SHEET: (_YES, _NOBODY, _NO, _NOBODY, _NO),
+    Asked.PASS: (_NO, _YES, _NO, _NO, _NO),
+    Asked.NOMINATE: (_NO, _ok(_Q.IN_ROUND_2_ONLY), _NO, _NO, _NO),
+    Asked.FINAL_VOTE: (_NO, _NOBODY, _ok(_Q.ONCE), _NOBODY, _NO),
     Asked.NIGHT_BUTTON: (
-        NO,
-        NOBODY,
-        no(QU.A_CIVILIAN),
-        ok(QU.ONCE_A_NIGHT, QU.FROM_NIGHT_1),
-        NO,
+        _NO,
+        _NOBODY,
+        _no(_Q.A_CIVILIAN),
+        _ok(_Q.ONCE_A_NIGHT, _Q.FROM_NIGHT_1),
+        _NO,
     ),
     Asked.NIGHT_MESSAGE: (
-        NO,
-        NOBODY,
-        NO,
-        ok(QU.A_MAFIOSO, QU.TEXT_ONLY, QU.THE_COMMISSIONER, otherwise=Answer.REFUSED),
-        NO,
+        _NO,
+        _NOBODY,
+        _NO,
+        _ok(_Q.A_MAFIOSO, _Q.TEXT_ONLY, _Q.THE_COMMISSIONER, otherwise=Answer.REFUSED),
+        _NO,
     ),
     Asked.GROUP_MESSAGE: (
-        YES,
-        YES,
-        no(QU.DELETED, QU.REPORTED_V3, QU.AT_NIGHT),
-        no(QU.DELETED, QU.REPORTED_V3),
-        no(QU.DELETED),
+        _YES,
+        _YES,
+        _no(_Q.DELETED, _Q.REPORTED_V3, _Q.AT_NIGHT),
+        _no(_Q.DELETED, _Q.REPORTED_V3),
+        _no(_Q.DELETED),
     ),
-    Asked.EVERYONE_COMMAND: (YES,) * 5,
+    Asked.EVERYONE_COMMAND: (_YES,) * 5,
     Asked.GROUP_COMMAND: (
-        ok(QU.ANSWERED_THERE),
-        ok(QU.ANSWERED_THERE),
-        _cell(Answer.IN_PRIVATE, QU.DELETED, QU.ANSWERED_IN_PRIVATE, QU.REPORTED_V3, QU.AT_NIGHT),
-        _cell(Answer.IN_PRIVATE, QU.DELETED, QU.ANSWERED_IN_PRIVATE, QU.REPORTED_V3),
-        _cell(Answer.IN_PRIVATE, QU.DELETED, QU.ANSWERED_IN_PRIVATE),
+        _ok(_Q.ANSWERED_THERE),
+        _ok(_Q.ANSWERED_THERE),
+        _cell(Answer.IN_PRIVATE, _Q.DELETED, _Q.ANSWERED_IN_PRIVATE, _Q.REPORTED_V3, _Q.AT_NIGHT),
+        _cell(Answer.IN_PRIVATE, _Q.DELETED, _Q.ANSWERED_IN_PRIVATE, _Q.REPORTED_V3),
+        _cell(Answer.IN_PRIVATE, _Q.DELETED, _Q.ANSWERED_IN_PRIVATE),
     ),
 }
 
