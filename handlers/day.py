@@ -1,4 +1,8 @@
-"""The day: the speaker's /pass and button, nominations by button or /nominate (D3, D10)."""
+"""The day: the speaker's /pass and button, nominations by button or /nominate (D3, D10).
+
+Who may is the README's table (bot.rules.access); whether the action stands now is the
+engine's to say.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ from aiogram import Router
 from aiogram.filters import Command
 from aiogram.types import CallbackQuery, Message
 
+from bot.rules.access import Asked, may_any, positions_of
 from bot.rules.actions import Nominate, Pass, PlayerAction
 from bot.rules.errors import RuleError
 from bot.services.game import GameService
@@ -33,10 +38,16 @@ async def _command(message: Message, service: GameService, lang: str, target: in
         await message.reply(service.t(lang, "host.no_game"))
         return
     game, state = running
-    seat = state.seat_of(message.from_user.id)
-    if seat is None:
+    user_id = message.from_user.id
+    asked = Asked.PASS if target is None else Asked.NOMINATE
+    refused = not may_any(asked, positions_of(state, game.host_user_id, user_id)).allowed
+    seat = state.seat_of(user_id)
+    if refused and seat is None:  # no seat to act for: the Host without one, a guest
         await message.reply(service.t(lang, "error.not_a_player"))
         return
+    # A seated player out of turn is refused by the engine as by the table, and its error
+    # says why (not their turn, a pause, the wrong phase): that is what they are told.
+    assert seat is not None  # the table lets only the speaker, who holds a seat
     action: PlayerAction = Pass(seat) if target is None else Nominate(seat, target)
     try:
         await service.act(game.game_id, action)

@@ -43,7 +43,7 @@ from aiogram.types import (
 )
 
 from bot.lru import LRU
-from bot.rules.events import Phase
+from bot.rules.access import Answer, Asked, may_any, positions_of, reported
 from bot.rules.state import GameState
 from bot.services.game import GameService
 from bot.views.callbacks import PanelCb
@@ -101,11 +101,24 @@ QUIET_SECONDS = 10.0
 
 
 def may_speak(game: Game, state: GameState, user_id: int) -> bool:
-    """D10: the Host whenever they need to; a player only while it is their turn."""
-    if user_id == game.host_user_id:
-        return True
-    seat = state.seat_of(user_id)
-    return state.in_speech and not state.paused and seat is not None and seat == state.speaker
+    """D10: the Host whenever they need to; a player only while it is their turn (the
+    README's "writing in the group during a game", bot.rules.access)."""
+    positions = positions_of(state, game.host_user_id, user_id)
+    return may_any(Asked.GROUP_MESSAGE, positions).allowed
+
+
+def reported_to_the_host(game: Game, state: GameState, user_id: int) -> bool:
+    """N5, V3: a word in the group at night from a living player is reported to the Host
+    (the table's "reported to the Host" cells)."""
+    verdict = may_any(Asked.GROUP_MESSAGE, positions_of(state, game.host_user_id, user_id))
+    return reported(verdict, state)
+
+
+def answered_in_private(game: Game, state: GameState, user_id: int) -> bool:
+    """D10, N5: a command in the group from anyone but the speaker and the Host is
+    deleted and answered in private (the README's "any command in the group")."""
+    positions = positions_of(state, game.host_user_id, user_id)
+    return may_any(Asked.GROUP_COMMAND, positions).answer is Answer.IN_PRIVATE
 
 
 async def keep_order(message: Message, bot: Bot, service: GameService) -> None:
@@ -123,13 +136,13 @@ async def _silence(
 ) -> None:
     """Delete an out-of-turn message; at night, tell the Host (N5, V3)."""
     assert message.from_user is not None
-    seat = state.seat_of(message.from_user.id)
+    user_id = message.from_user.id
+    seat = state.seat_of(user_id)
     try:
         await bot.delete_message(message.chat.id, message.message_id)
     except TelegramBadRequest as error:
         log.warning("could not delete an out-of-turn message: %s", error)
-    night = state.phase in (Phase.ACQUAINTANCE, Phase.NIGHT)
-    if night and seat is not None and state.is_alive(seat):
+    if seat is not None and reported_to_the_host(game, state, user_id):
         # N5: writing in the group at night is "opening eyes" (V3); the Host decides, and
         # needs to see what it was (a `/status` is not "5 is mafia"). A Host with a panel
         # gets its sanction picker for this seat and V3 under the report.
@@ -283,7 +296,7 @@ class OutOfTurnCommands(BaseMiddleware):
             return await handler(event, data)
         service: GameService = data["service"]
         running = await service.running_in_chat(event.chat.id)
-        if running is None or may_speak(*running, event.from_user.id):
+        if running is None or not answered_in_private(*running, event.from_user.id):
             return await handler(event, data)
         game, state = running
         await _silence(event, data["bot"], service, game, state)

@@ -15,6 +15,7 @@ from aiogram.filters import Command, CommandObject, Filter
 from aiogram.types import CallbackQuery, Message
 
 from bot.delivery.sender import markup
+from bot.rules.access import Asked, Qualifier, Verdict, may_any, positions_of
 from bot.rules.actions import Action, Extend, Pause, Resume, Sanction, Skip, Stop
 from bot.rules.errors import RuleError
 from bot.rules.events import Phase
@@ -36,14 +37,21 @@ from storage.nicks import profile_name
 from storage.tournaments import TournamentStatus
 
 
+def hosts(game: Game, user_id: int, asked: Asked) -> Verdict[Qualifier]:
+    """What the table (bot.rules.access) says of `user_id` asking `asked` of `game`, for
+    the rows only the Host's column allows: no seat decides them, so no state is read."""
+    return may_any(asked, positions_of(None, game.host_user_id, user_id))
+
+
 class IsHost(Filter):
-    """The sender is the Host of the chat's active game."""
+    """The sender is the Host of the chat's active game: the router's commands (/begin,
+    /kick and the Host's commands) are rows where only the Host may."""
 
     async def __call__(self, message: Message, service: GameService) -> bool | dict[str, Any]:
         if message.from_user is None:
             return False
         game = await service.active_game(message.chat.id)
-        if game is None or game.host_user_id != message.from_user.id:
+        if game is None or not hosts(game, message.from_user.id, Asked.HOST_COMMAND).allowed:
             return False
         return {"game": game}
 
@@ -259,12 +267,13 @@ async def _proposal(
 
 
 async def _hosted(
-    query: CallbackQuery, service: GameService, lang: str, game_id: int
+    query: CallbackQuery, service: GameService, lang: str, game_id: int, asked: Asked
 ) -> Game | None:
-    """The game a Host's button is for, if whoever pressed it hosts it; anyone else (a
-    forged or forwarded press) is told it is the Host's, and gets None."""
+    """The game a Host's button is for, if whoever pressed it may press it (the table's
+    row `asked`: the Host's); anyone else (a forged or forwarded press) is told it is the
+    Host's, and gets None."""
     game = await service.repos.games.get(game_id)
-    if game is None or game.host_user_id != query.from_user.id:
+    if game is None or not hosts(game, query.from_user.id, asked).allowed:
         await query.answer(service.t(lang, "host.only_host"), show_alert=True)
         return None
     return game
@@ -278,7 +287,7 @@ async def pick_violation(
     lang: str,
 ) -> None:
     """A violation picked from a `/warn N` list: the same message becomes the proposal."""
-    game = await _hosted(query, service, lang, callback_data.game)
+    game = await _hosted(query, service, lang, callback_data.game, Asked.SANCTION_DECISION)
     if game is None:
         return
     state = await service.state(game.game_id)
@@ -410,7 +419,7 @@ async def confirm_sanction(
     tournaments: TournamentService,
     lang: str,
 ) -> None:
-    game = await _hosted(query, service, lang, callback_data.game)
+    game = await _hosted(query, service, lang, callback_data.game, Asked.SANCTION_DECISION)
     if game is None:
         return
     # The panel's picker, if the proposal came from it, is done either way.
@@ -494,14 +503,21 @@ async def panel_press(
     game = await service.repos.games.get(callback_data.game)
     user_id = query.from_user.id
     chat = query.message.chat.id if query.message is not None else None
-    if game is None or game.host_user_id != user_id or chat != user_id:
+    verdict = None if game is None else hosts(game, user_id, Asked.PANEL_BUTTON)
+    if (
+        game is None
+        or verdict is None
+        or not verdict.allowed
+        # The table's "from their own panel": the press comes from the Host's private chat.
+        or (Qualifier.FROM_THEIR_OWN_PANEL in verdict.qualifiers and chat != user_id)
+    ):
         await query.answer(service.t(lang, "host.only_host"), show_alert=True)
         return
     state = await service.state(game.game_id)
     if game.status is not GameStatus.RUNNING or state is None or state.finished:
         await query.answer(service.t(lang, "error.game_finished"), show_alert=True)
         return
-    if state.seat_of(user_id) is not None:
+    if Qualifier.WITHOUT_A_SEAT in verdict.qualifiers and state.seat_of(user_id) is not None:
         await query.answer(service.t(lang, "panel.seated"), show_alert=True)
         return
     do, seat, code = callback_data.do, callback_data.seat, callback_data.code
@@ -564,7 +580,7 @@ async def sign(
     tournaments: TournamentService,
     lang: str,
 ) -> None:
-    game = await _hosted(query, service, lang, callback_data.game)
+    game = await _hosted(query, service, lang, callback_data.game, Asked.SIGN_SHEET)
     if game is None:
         return
     # T3: only an ended game has a sheet; a forged press before the end is told so.

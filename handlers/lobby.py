@@ -19,7 +19,13 @@ from aiogram.types import (
 
 from bot.delivery.sender import markup
 from bot.delivery.slot import Shown, put
+from bot.rules.access import Asked, Qualifier, may_any, positions_of
 from bot.services.game import GameService, JoinOutcome
+from bot.tournament.access import (
+    TournamentAsked,
+    may_any_at_tournament,
+    tournament_positions_of,
+)
 from bot.tournament.natural import natural_key
 from bot.tournament.tables import table_number
 from bot.tournaments import TournamentService
@@ -178,10 +184,13 @@ async def newgame(
             # A tournament table: the roster is the group; its Host or the Judge opens it.
             tournament = await tournaments.repos.tournaments.get(group.tournament_id)
             assert tournament is not None
-            judge = (
-                tournament.judge_user_id if tournaments.may_judge(message.from_user.id) else None
+            positions = tournament_positions_of(
+                message.from_user.id,
+                creator=tournament.judge_user_id,
+                judges=tournaments.judges,
+                host=group.host_user_id,
             )
-            if message.from_user.id not in (group.host_user_id, judge):
+            if not may_any_at_tournament(TournamentAsked.NEW_GAME, positions).allowed:
                 await message.answer(service.t(lang, "host.only_host"))
                 return
             game = await tournaments.open_table(group, message.chat.id, topic_of(message))
@@ -227,13 +236,15 @@ async def admin_takes_over(
     if user is None or user.is_bot or message.sender_chat is not None:
         return None  # an anonymous administrator is no person to make the Host
     game = await service.active_game(message.chat.id)
-    if (
-        game is None
-        or game.status is not GameStatus.LOBBY
-        or game.tournament_id is not None
-        or game.host_user_id == user.id
-        or not await is_admin(bot, message.chat.id, user.id)
-    ):
+    if game is None or game.status is not GameStatus.LOBBY or game.tournament_id is not None:
+        return None
+    # The table's row (bot.rules.access): nobody takes over their own lobby; anyone else
+    # may, if Telegram says now that they administer the chat (asked last: a request).
+    verdict = may_any(Asked.LOBBY_TAKEN_OVER, positions_of(None, game.host_user_id, user.id))
+    if not verdict.allowed:
+        return None
+    needs_admin = Qualifier.AN_ADMINISTRATOR_OF_THE_CHAT in verdict.qualifiers
+    if needs_admin and not await is_admin(bot, message.chat.id, user.id):
         return None
     taken = await service.take_over(game, user.id)
     if taken is None:
