@@ -70,7 +70,7 @@ async def test_T5_the_lot_is_committed_at_the_first_tour_and_revealed_at_finish(
     async with open_table(12, seed=7, lang="en") as table:
         judge = table.host
         seeds = distinct_seeds()
-        table.app.service.new_seed = lambda: next(seeds)
+        table.app.service.lobby.new_seed = lambda: next(seeds)
         await register_all(table, table.people, name="Lot Cup")
         # The lot alone decides equal totals at the prize places.
         await say(table, judge, judge.private, "/settings tie_break lot")
@@ -124,7 +124,7 @@ async def test_T5_a_redrawn_first_tour_keeps_the_committed_lot() -> None:
     async with open_table(12, seed=3, lang="en") as table:
         judge = table.host
         seeds = distinct_seeds()
-        table.app.service.new_seed = lambda: next(seeds)
+        table.app.service.lobby.new_seed = lambda: next(seeds)
         await register_all(table, table.people, name="Redraw Cup")
         service = table.app.dispatcher["tournaments"]
         tournament = await service.judged_by(judge.id)

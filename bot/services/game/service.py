@@ -55,7 +55,6 @@ class GameService:
         self.sender = sender
         self.casual_settings = casual_settings
         self.timezone = timezone  # of the clock times players read
-        self.new_seed = new_seed
         self.updates = HandledUpdates(repos.processed, also_prune=[repos.outbox.prune])
         # (chat, message) of the Host's decided sanction proposals, whose buttons were
         # taken off: a second press that was on its way does not ask for it again.
@@ -130,6 +129,11 @@ class GameService:
         self.resend_unsent = resume.resend_unsent
         self.rearm_all = resume.rearm_all
         self.tell_resumed = resume.tell_resumed
+
+    @property
+    def new_seed(self) -> Callable[[], str]:
+        """Where every deal's seed and every tournament lot's comes from (S3)."""
+        return self.lobby.new_seed
 
     async def resume_all(self) -> int:
         """Start-up: every running game back on its clock, every casual lobby's closing
