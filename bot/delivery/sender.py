@@ -69,10 +69,6 @@ GROUP_LIMIT = (20, 60.0)  # at most 20 messages (or edits) to one group in any 6
 GROUP_PACE = (1, 1.0)
 PRIVATE_LIMIT = (1, 1.0)  # about one message a second to one private chat
 
-# A step whose announcement went out this much later than the step began starts its
-# clock again from then (the service), and the announcement says the later end time.
-LATE = 0.5
-
 # Calls between two sweeps of the windows of chats gone quiet (the bot meets new chats
 # every day; a window past its seconds holds nothing).
 SWEEP_EVERY = 1_000
@@ -915,8 +911,8 @@ class Sender:
     async def _post(self, game_id: int, post: Post) -> int:
         if post.countdown is not None:  # its clock starts now: so its end time does
             now, countdown = self.clock.now(), post.countdown
-            clock = None if post.clock is None else countdown.shown(post.clock, now, LATE)
-            post = replace(post, text=countdown.shown(post.text, now, LATE), clock=clock)
+            clock = None if post.clock is None else countdown.shown(post.clock, now)
+            post = replace(post, text=countdown.shown(post.text, now), clock=clock)
         message = await self._send_message(
             game_id,
             post.chat_id,

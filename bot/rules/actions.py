@@ -95,6 +95,18 @@ class Stop:
 
 
 @dataclass(frozen=True)
+class Announced:
+    """The group saw the announcement of the turn `step` (or it could not be sent).
+
+    The turn's clock started when the turn began; seen late past the settings'
+    `late_announcement_seconds`, the turn starts its clock again with its full time, so
+    that nobody loses the seconds the message spent waiting for the group's window.
+    """
+
+    step: int
+
+
+@dataclass(frozen=True)
 class HandOver:
     """The Host gives the game to another member of the group (`/host`).
 
@@ -117,4 +129,4 @@ class RestartClock:
 
 PlayerAction = Pass | Nominate | Vote | Check | Kill
 HostAction = Pause | Resume | Skip | Extend | Sanction | Stop | HandOver
-Action = PlayerAction | HostAction | Timeout | RestartClock
+Action = PlayerAction | HostAction | Timeout | RestartClock | Announced

@@ -16,6 +16,7 @@ from typing import Any
 from bot.rules import draws
 from bot.rules.actions import (
     Action,
+    Announced,
     Check,
     Extend,
     HandOver,
@@ -387,6 +388,18 @@ def _stop(turn: _Turn, _action: Stop) -> None:
     turn.emit(GameAborted())
 
 
+def _announced(turn: _Turn, _action: Announced) -> None:
+    # D10, T2: the clock of a turn the table saw late starts again from when it saw it:
+    # the end it would have then is past the end it has by more than the settings allow.
+    # Paused, it keeps what the Host left it; a turn seen in time changes nothing.
+    state = turn.state
+    if state.paused or state.deadline is None:
+        return
+    full = _full_seconds(state)
+    if turn.now + full > state.deadline + state.settings.late_announcement_seconds:
+        turn.emit(ClockRestarted(state.step, turn.now + full))
+
+
 def _hand_over(turn: _Turn, action: HandOver) -> None:
     # The game goes on as it stands, paused or not, its clock untouched: only who runs
     # it changes, and the protocol says so (T3: the sheet names every Host).
@@ -431,6 +444,7 @@ _HANDLERS: dict[type[Any], Callable[[_Turn, Any], None]] = {
     Stop: _stop,
     RestartClock: _restart_clock,
     HandOver: _hand_over,
+    Announced: _announced,
 }
 
 

@@ -60,6 +60,10 @@ class GameSettings:
     min_players: int = 12  # T1 / S2
     max_players: int = 16
     mafia_by_players: dict[int, int] = field(default_factory=_default_mafia_table)  # S2
+    # D10, T2: a turn's clock runs from when the table sees its announcement. One seen
+    # more than this many seconds after the turn began (a group's window held it) starts
+    # its clock again, with its full time; the announcement shows that later end.
+    late_announcement_seconds: float = 0.5
 
     def __post_init__(self) -> None:
         for name in TIMER_FIELDS:

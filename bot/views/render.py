@@ -67,11 +67,13 @@ class Countdown:
     deadline: float
     seconds: float
     timezone: str
+    late: float = 0.5  # the settings' `late_announcement_seconds`, as the engine has it
 
-    def shown(self, text: str, now: float, late: float) -> str:
-        """`text` as sent at `now`: its end time moved on if it went out `late` or later."""
+    def shown(self, text: str, now: float) -> str:
+        """`text` as sent at `now`: its end time moved on if it went out late (as the
+        engine then restarts its clock, `Announced`)."""
         end = now + self.seconds
-        if end <= self.deadline + late:
+        if end <= self.deadline + self.late:
             return text
         before, found, after = text.rpartition(_clock_time(self.deadline, self.timezone))
         if not found:
@@ -280,7 +282,12 @@ def render(
                 clock = turn_clock(state, audience, t, ends, queue[0] if queue else None)
                 lines[-1] += "\n" + clock
                 if ends is not None:
-                    countdown = Countdown(deadline, seconds_of(state, phase), audience.timezone)
+                    countdown = Countdown(
+                        deadline,
+                        seconds_of(state, phase),
+                        audience.timezone,
+                        state.settings.late_announcement_seconds,
+                    )
                 make = CallbackMaker(TurnCb, gid, step)
                 # Finish speech stands alone, so that no tap near it puts a player up.
                 keyboard = ((Button(t(g, "button.pass"), make(0)),),)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from bot.rules import draws, engine
 from bot.rules.actions import (
+    Announced,
     Extend,
     HandOver,
     Nominate,
@@ -24,6 +27,7 @@ from bot.rules.errors import (
     NotPaused,
     NotYourTurn,
     SeatNotAlive,
+    StaleAction,
     UnknownSeat,
     WrongPhase,
 )
@@ -50,6 +54,7 @@ from bot.rules.events import (
 )
 from bot.rules.protocol import replay
 from bot.rules.sanctions import Penalty
+from bot.rules.settings import GameSettings
 
 from .helpers import SEED, Game, first_of, of_type, snapshot, to_night
 
@@ -823,6 +828,46 @@ def test_D10_T2_a_restarted_night_gets_the_full_night() -> None:
     game = to_night(Game())
     game.act(RestartClock(), dt=100.0)
     assert game.state.deadline == game.now + game.settings.night_seconds
+
+
+@pytest.mark.rule("D10")
+def test_D10_T2_an_announcement_seen_in_time_changes_nothing() -> None:
+    game = Game()
+    late = game.settings.late_announcement_seconds
+    before = snapshot(game.state)
+    assert game.act(Announced(game.state.step), dt=late) == []
+    assert snapshot(game.state) == before
+
+
+@pytest.mark.rule("D10")
+def test_D10_T2_an_announcement_seen_late_starts_the_turn_again_with_its_full_time() -> None:
+    """The group's window held the turn's post: the speaker's seconds count from when
+    the table saw it, on the same step (its buttons stay good)."""
+    game = Game()
+    step, late = game.state.step, game.settings.late_announcement_seconds
+    game.act(Announced(step), dt=late + 0.25)
+    assert game.last == [ClockRestarted(step, game.now + 30.0)]
+    assert game.state.step == step and game.state.deadline == game.now + 30.0
+    assert replay(game.entries) == game.state
+    game.refused(Announced(step - 1), StaleAction)  # an earlier turn's post, seen at last
+
+
+@pytest.mark.rule("D10")
+def test_D10_T2_a_late_announcement_of_a_paused_turn_keeps_what_the_host_left() -> None:
+    game = Game()
+    step = game.state.step
+    game.act(Pause())
+    assert game.act(Announced(step), dt=20.0) == []
+    assert game.state.paused_remaining is not None
+
+
+@pytest.mark.rule("D10")
+def test_D10_T2_how_late_is_too_late_is_the_settings() -> None:
+    patient = dataclasses.replace(GameSettings(), late_announcement_seconds=5.0)
+    game = Game(settings=patient)
+    assert game.act(Announced(game.state.step), dt=4.0) == []
+    game = Game(settings=patient)
+    assert isinstance(game.act(Announced(game.state.step), dt=6.0)[0], ClockRestarted)
 
 
 # --- the Host hands the game over (T3: the sheet names every Host) ----------------------

@@ -11,9 +11,9 @@ import sqlite3
 from collections.abc import Sequence
 
 from bot import timings
-from bot.delivery.sender import LATE, Sender
+from bot.delivery.sender import Sender
 from bot.rules import engine
-from bot.rules.actions import Action, HandOver, HostAction, RestartClock, Timeout
+from bot.rules.actions import Action, Announced, HandOver, HostAction, Timeout
 from bot.rules.codec import to_json
 from bot.rules.errors import GamePaused, RuleError, StaleAction, TooEarly
 from bot.rules.events import Event, NightStarted, SpeechStarted, VoteOpened
@@ -261,8 +261,9 @@ class Actions:
 
     async def seen(self, game: Game, step: int, outbox_id: int, message_id: int | None) -> None:
         """The announcement of `step` reached the group (or, with no `message_id`, could
-        not): its clock starts. Late past `LATE`, it starts again with its full time
-        (D10, T2), stored with the outbox's tick so that a restart finds one or the other.
+        not): its clock starts. The engine says whether it was seen late (`Announced`):
+        then the turn starts again with its full time (D10, T2), stored with the outbox's
+        tick so that a restart finds one or the other.
         """
         game_id = game.game_id
         unseen_steps = self.clockwork.unseen
@@ -283,17 +284,20 @@ class Actions:
                 state = await self.states.state(game_id)
                 if state is None:
                     return
-                late = self.clock.now() - unseen[1]
-                if state.step == step and not state.paused and state.deadline and late > LATE:
+                now = self.clock.now()
+                try:
+                    restarted, events = engine.apply(state, Announced(step), now)
+                except RuleError:  # the game moved on or ended meanwhile: nothing to start
+                    events = []
+                if events:
                     ticked = None
                     if message_id is not None:  # with the clock's restart, in its trip
-                        ticked = marking_sent(
-                            outbox_id, message_id=message_id, now=self.clock.now()
-                        )
+                        ticked = marking_sent(outbox_id, message_id=message_id, now=now)
+                    current = await self.repos.games.get_committed(game_id) or game
                     try:
-                        await self.apply(game_id, RestartClock(), writes=ticked)
+                        await self.commit(current, restarted, events, now, writes=ticked)
                         return
-                    except (RuleError, NotRecorded):
+                    except NotRecorded:
                         log.exception("game %s: step %s could not start its clock", game_id, step)
                 with contextlib.suppress(sqlite3.Error):
                     await tick()
