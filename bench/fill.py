@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from bench.players import Seating, Tables
-from bot.delivery.sender import GAME, Delivery, Remembered, Sender, Ticker, markup
+from bot.delivery.limiter import GAME
+from bot.delivery.sender import Delivery, Remembered, Sender, Ticker, markup
 from bot.rules.actions import Pass
 from bot.rules.roles import Role
 from bot.rules.settings import GameSettings

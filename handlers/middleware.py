@@ -21,7 +21,7 @@ from aiogram.types import CallbackQuery, Message, TelegramObject, Update
 from aiogram.types.update import UpdateTypeLookupError
 
 from bot import timings
-from bot.delivery.sender import counted_by_windows
+from bot.delivery.limiter import counted_by_windows
 from bot.delivery.throttle import REMEMBERED, RIGHTS_KEPT, CommandBudgets
 from bot.lru import LRU
 from bot.services.game import CURRENT_UPDATE, GameService

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from aiogram.exceptions import TelegramForbiddenError
 from aiogram.types import Message
 
-from bot.delivery.sender import COSMETIC, PRIORITY, Sender, markup
+from bot.delivery.limiter import COSMETIC, PRIORITY
+from bot.delivery.sender import Sender, markup
 from bot.delivery.slot import Shown, put
 from bot.rules.events import (
     CheckMade,

@@ -22,8 +22,9 @@ from aiogram.exceptions import TelegramForbiddenError, TelegramRetryAfter
 from aiogram.methods import TelegramMethod
 from aiogram.types import Chat, Message
 
+from bot.delivery.limiter import GAME, PRIORITY, REPLY, SWEEP_EVERY, Limiter
 from bot.delivery.longtext import LongMessages
-from bot.delivery.sender import GAME, PRIORITY, REPLY, SWEEP_EVERY, Limiter, Sender
+from bot.delivery.sender import Sender
 from bot.services.clock import VirtualClock
 from bot.views.keys import BOARD, TURN, VOTE
 from bot.views.render import Button, Edit, Post, Retime, Unkey

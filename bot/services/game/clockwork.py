@@ -9,7 +9,8 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 
-from bot.delivery.sender import COSMETIC, Sender
+from bot.delivery.limiter import COSMETIC
+from bot.delivery.sender import Sender
 from bot.rules.events import Phase
 from bot.rules.state import GameState
 from bot.services.clock import Clock, Timers

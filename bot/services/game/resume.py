@@ -11,7 +11,8 @@ import json
 import sqlite3
 from dataclasses import dataclass, field, replace
 
-from bot.delivery.sender import COSMETIC, Sender
+from bot.delivery.limiter import COSMETIC
+from bot.delivery.sender import Sender
 from bot.rules.actions import RestartClock
 from bot.rules.codec import from_json
 from bot.rules.errors import RuleError
