@@ -89,7 +89,7 @@ class RecordingSession(BaseSession):
         self,
         bot: Bot,
         method: TelegramMethod[TelegramType],
-        timeout: int | None = None,
+        timeout: int | None = None,  # noqa: ASYNC109 (aiogram's signature; nothing waits here)
     ) -> TelegramType:
         name = method.__api_method__
         params, files = await self._encoded(bot, method)
@@ -124,7 +124,7 @@ class RecordingSession(BaseSession):
         self,
         url: str,
         headers: dict[str, Any] | None = None,
-        timeout: int = 30,
+        timeout: int = 30,  # noqa: ASYNC109 (aiogram's signature)
         chunk_size: int = 65536,
         raise_for_status: bool = True,
     ) -> AsyncGenerator[bytes, None]:
@@ -194,7 +194,7 @@ class Desk:
     def refused(self) -> list[Sent]:
         """The bot's requests the sandbox refused for the request's own fault (not a 403:
         a person who never pressed Start is a fact of life)."""
-        return [request for request in self.session.sent if not request.ok and request.status != 403]
+        return [sent for sent in self.session.sent if not sent.ok and sent.status != 403]
 
     # --- people act, the bot reacts ----------------------------------------------
 
@@ -218,13 +218,13 @@ class Desk:
         return count
 
     async def send(self, person: SimUser, text: str, chat: SimGroup | None = None) -> SimMessage:
-        """`person` writes `text` in the group (or, with `chat=None` and a command to the
-        bot in private, use `send_private`), and the bot handles it."""
+        """`person` writes `text` in the group (or in `chat`), and the bot handles it."""
         message = await person.send(chat or self.group, text)
         await self.feed()
         return message
 
     async def send_private(self, person: SimUser, text: str) -> SimMessage:
+        """`person` writes `text` to the bot in private, and the bot handles it."""
         message = await person.send(person.private, text)
         await self.feed()
         return message
