@@ -21,10 +21,10 @@ import asyncio
 import contextlib
 import json
 import tempfile
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from aiogram import Bot
 from aiogram.client.default import DefaultBotProperties
@@ -44,10 +44,14 @@ from sandbox import CallbackPress, Sandbox, SimGroup, SimMessage, SimUser
 from sandbox.schema import UploadedFile
 from storage.db import Database
 
+T = TypeVar("T")
+
 # How long the delivery workers may make no progress before the harness takes it that
 # they all wait on the virtual clock (nothing here waits on a network; only the database
 # works in a thread of its own, and it says when it is busy).
 STALL_SECONDS = 0.02
+# The desk's game may begin with ten players: the fewest the roles table deals for.
+TABLE = 10
 # The most times one settle() moves the clock: a flow that needs more is stuck.
 MOST_WAKES = 1_000
 
@@ -217,6 +221,13 @@ class Desk:
             count += 1
         return count
 
+    async def call(self, request: Awaitable[T]) -> T:
+        """A call of the test's own through the bot (its session and middlewares): it
+        waits for room in its chat's window as the bot's calls do, on the virtual clock."""
+        calling = asyncio.ensure_future(request)
+        await self.settle(calling)
+        return await calling
+
     async def send(self, person: SimUser, text: str, chat: SimGroup | None = None) -> SimMessage:
         """`person` writes `text` in the group (or in `chat`), and the bot handles it."""
         message = await person.send(chat or self.group, text)
@@ -316,6 +327,17 @@ class Desk:
             self.clock.set(wake)
         raise AssertionError(f"the bot did not settle after {MOST_WAKES} moves of the clock")
 
+    async def run_until(self, done: Callable[[GameState], bool], most: int = 200) -> GameState:
+        """Let every turn time out, nobody acting, until `done(state)` holds."""
+        for _ in range(most):
+            state = self.state
+            assert state is not None, "no game is running"
+            if done(state):
+                return state
+            if not await self.advance():
+                raise AssertionError(f"stalled at {state.phase}: no timer is armed")
+        raise AssertionError(f"not done after {most} timeouts")
+
     async def advance(self) -> bool:
         """Move the clock to the next armed timer and fire it; False if none is armed."""
         due = self.timers.next_due()
@@ -336,8 +358,9 @@ async def open_desk(
     seed: int = 7,
     settings: GameSettings | None = None,
 ) -> AsyncIterator[Desk]:
-    """A group with the bot as an administrator, its owner the Host, `players` members;
-    the app built on a throwaway database and a virtual clock."""
+    """A group with the bot as an administrator, its owner the Host, `players` members
+    (TABLE or more for a game to begin); the app built on a throwaway database and a
+    virtual clock."""
     clock = VirtualClock()
     sandbox = Sandbox(clock=clock.now, seed=seed)
     host = sandbox.add_user(HOST_NAME[lang], username="host", language_code=lang)
@@ -363,7 +386,7 @@ async def open_desk(
                 clock,
                 timers,
                 texts,
-                settings or GameSettings(min_players=min(players, 10)),
+                settings or GameSettings(min_players=TABLE),
                 seeds=lambda: demo_seed(seed),
             )
             desk = Desk(sandbox, clock, timers, session, app, texts, group, host, people, lang)
