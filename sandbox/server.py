@@ -8,7 +8,8 @@ inject 429s, and tells a test when the bot has finished reacting (`settle`).
 
 It runs inside a test's event loop (`await sandbox.start()`, port chosen by the OS) or
 as its own process (`python -m sandbox`), where the JSON control API under
-`/_sandbox/` lets a test in another process drive it.
+`/_sandbox/` lets a test in another process drive it. Without a server at all,
+`Sandbox.call` answers a request in process as the server would (tests/middle).
 """
 
 from __future__ import annotations

@@ -53,3 +53,21 @@ async def test_a_wrong_token_and_an_unknown_method_are_refused_as_over_http(desk
     assert (status, body["ok"]) == (404, False)
     status, body = await desk.sandbox.call(desk.sandbox.token, "sendMessage", {"chat_id": "1"})
     assert (status, body["description"]) == (400, "Bad Request: message text is empty")
+
+
+async def test_the_same_flow_makes_the_same_calls_at_the_same_times() -> None:
+    """Deterministic: the virtual clock moves only when everything waits on it."""
+    records = []
+    for _ in range(2):
+        async with open_desk() as desk:
+            await desk.open_lobby()
+            await desk.begin()
+            await desk.run_until(lambda state: state.day == 1)
+            records.append(
+                (
+                    [(call.method, call.chat_id, call.text) for call in desk.session.sent],
+                    [call.time for call in desk.sandbox.calls()],
+                    desk.clock.now(),
+                )
+            )
+    assert records[0] == records[1]
