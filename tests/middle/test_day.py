@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.rules.state import GameState
 from storage.games import GameStatus
 from tests.middle.harness import Desk
 
@@ -79,17 +80,7 @@ async def test_status_tells_the_phase_the_speaker_and_the_seats(playing: Desk) -
 
     answers = playing.sent("sendMessage", since=mark)
     assert len(answers) == 1
-    nick = state.seats[state.speaker].nick
-    living = ", ".join(str(seat) for seat in state.living())
-    assert answers[0].text == playing.t(
-        "status.running",
-        day=0,
-        phase=playing.t("phase.introduction"),
-        speaker=playing.t("vote.seat", seat=state.speaker, nick=nick),
-        seconds=int(state.deadline - asked),  # as it was when asked
-        paused="",
-        living=living,
-    )
+    assert answers[0].text == _status(playing, state, asked)
 
 
 async def test_a_stale_turn_button_is_answered_and_changes_nothing(playing: Desk) -> None:
@@ -114,3 +105,52 @@ async def test_a_stale_turn_button_is_answered_and_changes_nothing(playing: Desk
     assert playing.app.service.repos is not None
     game = await playing.app.service.repos.games.get(moved.game_id)
     assert game is not None and game.status is GameStatus.RUNNING
+
+
+@pytest.mark.rule("D10")
+async def test_a_players_command_out_of_turn_is_deleted_and_answered_in_private(
+    playing: Desk,
+) -> None:
+    state = playing.state
+    assert state is not None and state.speaker is not None and state.deadline is not None
+    other = playing.person(next(seat for seat in state.living() if seat != state.speaker))
+    mark, asked = playing.mark(), playing.clock.now()
+
+    command = await playing.send(other, "/status")
+
+    assert command.deleted
+    assert playing.sent("sendMessage", chat=playing.group.id, since=mark) == []
+    answers = playing.sent("sendMessage", chat=other.id, since=mark)
+    assert len(answers) == 1
+    assert answers[0].text == _status(playing, state, asked)
+    assert playing.state == state  # the speaker keeps the floor
+
+
+async def test_the_hosts_skip_gives_the_floor_to_the_next_speaker(playing: Desk) -> None:
+    state = playing.state
+    assert state is not None and state.speaker is not None
+    mark = playing.mark()
+
+    await playing.send(playing.host, "/skip")
+
+    moved = playing.state
+    assert moved is not None and moved.step > state.step
+    assert moved.speaker is not None and moved.speaker != state.speaker
+    nick = moved.seats[moved.speaker].nick
+    posts = playing.sent("sendMessage", chat=playing.group.id, since=mark)
+    assert any(nick in post.text for post in posts)  # the new turn is announced
+
+
+def _status(desk: Desk, state: GameState, asked: float) -> str:
+    """What /status says of Day 0's introductions, asked at `asked`."""
+    assert state.speaker is not None and state.deadline is not None
+    nick = state.seats[state.speaker].nick
+    return desk.t(
+        "status.running",
+        day=0,
+        phase=desk.t("phase.introduction"),
+        speaker=desk.t("vote.seat", seat=state.speaker, nick=nick),
+        seconds=int(state.deadline - asked),  # as it was when asked
+        paused="",
+        living=", ".join(str(seat) for seat in state.living()),
+    )

@@ -96,3 +96,15 @@ async def test_status_in_the_lobby_and_without_a_game(desk: Desk) -> None:
 
     assert desk.sent("sendMessage", since=mark)[0].text == desk.t("status.none")
     assert desk.sent("sendMessage", since=between)[-1].text == desk.t("status.lobby")
+
+
+async def test_a_second_newgame_is_refused_while_the_lobby_is_open(lobby: Desk) -> None:
+    assert lobby.game_id is not None
+    mark = lobby.mark()
+
+    await lobby.send(lobby.host, "/newgame")
+
+    said = [post.text for post in lobby.sent("sendMessage", since=mark)]
+    assert said == [lobby.t("lobby.exists")]
+    game = await lobby.app.service.active_game(lobby.group.id)
+    assert game is not None and game.game_id == lobby.game_id
