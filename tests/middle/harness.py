@@ -52,7 +52,9 @@ T = TypeVar("T")
 STALL_SECONDS = 0.02
 # The desk's game may begin with ten players: the fewest the roles table deals for.
 TABLE = 10
-# The most times one settle() moves the clock: a flow that needs more is stuck.
+# Passes of the event loop that show nothing moving before the clock may move.
+STILL_PASSES = 20
+# The most rounds of one settle() (a worker done, or the clock moved): past it, stuck.
 MOST_WAKES = 1_000
 
 
@@ -291,10 +293,13 @@ class Desk:
     # --- time --------------------------------------------------------------------
 
     def _work(self) -> list[asyncio.Future[Any]]:
-        """The background work the game waits for: the sender's workers and what it
-        tracks, and the timers' jobs still running."""
+        """The background work of the bot: the sender's workers (the chats' queues, stale
+        buttons, the table message) and what it tracks, and the timers' jobs running.
+        Those that wait on the clock for what may wait never end; they cost nothing, as
+        settle() waits only while the bot is busy with what the game needs."""
         sender = self.app.service.sender
         tasks: list[asyncio.Future[Any]] = [*sender._workers.values(), *sender._ticking]
+        tasks += [*sender._stale_workers.values(), *sender._board_workers.values()]
         tasks += list(self.timers._running)
         return [task for task in tasks if not task.done()]
 
@@ -317,7 +322,7 @@ class Desk:
                 done, _ = await asyncio.wait(
                     work, timeout=STALL_SECONDS, return_when=asyncio.FIRST_COMPLETED
                 )
-                if done or self.app.database.busy:
+                if done or not await self._still(work):
                     continue
             wake = self.clock.next_wake()
             if wake is None:
@@ -325,7 +330,24 @@ class Desk:
                     continue
                 return
             self.clock.set(wake)
-        raise AssertionError(f"the bot did not settle after {MOST_WAKES} moves of the clock")
+        raise AssertionError(f"the bot did not settle in {MOST_WAKES} rounds")
+
+    async def _still(self, work: list[asyncio.Future[Any]]) -> bool:
+        """Nothing moved over a few more passes of the loop: no call made, no statement
+        under way, no new sleeper on the clock, none of `work` done. A handler rendering
+        for longer than STALL_SECONDS on a loaded machine moves on meanwhile, and the
+        clock must not move under it (the same flow would not give the same times)."""
+
+        def footprint() -> tuple[int, bool, float | None, int]:
+            finished = sum(task.done() for task in work)
+            return len(self.session.sent), self.app.database.busy, self.clock.next_wake(), finished
+
+        before = footprint()
+        for _ in range(STILL_PASSES):
+            await asyncio.sleep(0)
+            if footprint() != before or before[1]:
+                return False
+        return True
 
     async def run_until(self, done: Callable[[GameState], bool], most: int = 200) -> GameState:
         """Let every turn time out, nobody acting, until `done(state)` holds."""
