@@ -161,8 +161,8 @@ class Desk:
     host: SimUser
     people: list[SimUser]
     lang: str
-    game_id: int | None = None
-    fed: list[Update] = field(default_factory=list)
+    game_id: int | None = None  # the game the desk plays, once its lobby is open
+    fed: list[Update] = field(default_factory=list)  # every update the bot was fed, in order
 
     @property
     def bot(self) -> Bot:
