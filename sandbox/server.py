@@ -8,7 +8,8 @@ inject 429s, and tells a test when the bot has finished reacting (`settle`).
 
 It runs inside a test's event loop (`await sandbox.start()`, port chosen by the OS) or
 as its own process (`python -m sandbox`), where the JSON control API under
-`/_sandbox/` lets a test in another process drive it.
+`/_sandbox/` lets a test in another process drive it. Without a server at all,
+`Sandbox.call` answers a request in process as the server would (tests/middle).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import random
 import re
 import socket
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
@@ -44,6 +45,8 @@ log = logging.getLogger(__name__)
 _TOKEN = re.compile(r"\d+:[A-Za-z0-9_-]+")
 _MAX_UPLOAD = 50 * 1024 * 1024
 _SHORT_TIME = "%H:%M:%S"
+# What a Bot API request is answered: the HTTP status and the JSON body.
+Answer = tuple[int, dict[str, Any]]
 
 
 class Sandbox:
@@ -376,18 +379,42 @@ class Sandbox:
 
     async def _handle_bot_api(self, request: web.Request) -> web.Response:
         self._touch()
-        name = request.match_info["method"]
+        name, token = request.match_info["method"], request.match_info["token"]
         method = self.schema.method(name)
-        if method is None or not _TOKEN.fullmatch(request.match_info["token"]):
-            return self._answer(name, {}, ApiError.not_found())
-        if not self.any_token and request.match_info["token"] != self.token:
-            # Telegram's answer to a token of the right shape that names no bot (revoked,
-            # mistyped, another bot's).
-            return self._answer(name, {}, ApiError.unauthorized())
         raw: dict[str, Any] = {}
+        files: dict[str, UploadedFile] = {}
+        # A method or token refused is refused before its body is read, as Telegram does.
+        if method is not None and self._refusal(token) is None:
+            try:
+                raw, files = await _read_params(request, method)
+            except ApiError as error:
+                status, payload = self._answer(method.name, raw, error)
+                return web.json_response(payload, status=status, dumps=_dumps)
+        status, payload = await self.call(token, name, raw, files)
+        return web.json_response(payload, status=status, dumps=_dumps)
+
+    async def call(
+        self,
+        token: str,
+        name: str,
+        raw: dict[str, Any],
+        files: Mapping[str, UploadedFile] | None = None,
+    ) -> Answer:
+        """One Bot API request answered in process: (HTTP status, JSON body).
+
+        The path every request over HTTP takes once its body is read (token, schema,
+        flood limits, the method, the answer's check, the call log), so a caller that
+        skips the network (tests/middle) meets the same answers, refusals and rights.
+        `raw` holds the parameters as a request carries them: text, or JSON text for
+        objects, as aiogram's session sends them; `files` the uploaded parts.
+        """
+        method = self.schema.method(name)
+        refusal = ApiError.not_found() if method is None else self._refusal(token)
+        if method is None or refusal is not None:
+            assert refusal is not None
+            return self._answer(name, {}, refusal)
         try:
-            raw, files = await _read_params(request, method)
-            params = self.schema.parse_params(method, raw, files)
+            params = self.schema.parse_params(method, raw, files or {})
         except ApiError as error:
             return self._answer(method.name, raw, error)
         if method.name == "getUpdates":
@@ -399,7 +426,17 @@ class Sandbox:
             self._in_flight -= 1
             self._touch()
 
-    def _execute(self, method: MethodSpec, params: dict[str, Any]) -> web.Response:
+    def _refusal(self, token: str) -> ApiError | None:
+        """What Telegram answers a token that is not this bot's, before anything else."""
+        if not _TOKEN.fullmatch(token):
+            return ApiError.not_found()
+        if not self.any_token and token != self.token:
+            # Telegram's answer to a token of the right shape that names no bot (revoked,
+            # mistyped, another bot's).
+            return ApiError.unauthorized()
+        return None
+
+    def _execute(self, method: MethodSpec, params: dict[str, Any]) -> Answer:
         if self._flaky and self._rng.random() < self._flaky:
             error = ApiError.too_many_requests(self._flaky_retry_after)
             return self._answer(method.name, params, error, injected=True)
@@ -421,7 +458,7 @@ class Sandbox:
         if wait is not None:
             raise ApiError.too_many_requests(wait)
 
-    async def _get_updates(self, method: MethodSpec, params: dict[str, Any]) -> web.Response:
+    async def _get_updates(self, method: MethodSpec, params: dict[str, Any]) -> Answer:
         try:
             updates = await self.world.updates.get_updates(
                 offset=params.get("offset", 0),
@@ -435,7 +472,7 @@ class Sandbox:
             self._touch()
         return self._succeed(method, params, updates)
 
-    def _succeed(self, method: MethodSpec, params: dict[str, Any], result: Any) -> web.Response:
+    def _succeed(self, method: MethodSpec, params: dict[str, Any], result: Any) -> Answer:
         try:
             self.schema.check_result(method, result)
         except ValueError as fault:
@@ -443,13 +480,13 @@ class Sandbox:
             error = ApiError(500, f"Internal Server Error: sandbox answer is invalid: {fault}")
             return self._answer(method.name, params, error)
         self._record(method.name, params, 200, result=result)
-        return web.json_response({"ok": True, "result": result}, dumps=_dumps)
+        return 200, {"ok": True, "result": result}
 
     def _answer(
         self, method: str, params: dict[str, Any], error: ApiError, *, injected: bool = False
-    ) -> web.Response:
+    ) -> Answer:
         self._record(method, params, error.status, error.description, injected=injected)
-        return web.json_response(error.payload(), status=error.status, dumps=_dumps)
+        return error.status, error.payload()
 
     def _record(
         self,

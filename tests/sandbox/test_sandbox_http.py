@@ -129,3 +129,47 @@ async def test_a_token_of_another_bot_is_unauthorized() -> None:
             }
         async with http.get(f"{sandbox.base_url}/bot{sandbox.token}/getMe") as response:
             assert response.status == 200
+
+
+@pytest.mark.parametrize(
+    ("token", "method", "form"),
+    [
+        ("sandbox", "sendMessage", {"text": "hello"}),  # no chat_id
+        ("sandbox", "sendMessage", {"chat_id": "1", "text": "hello"}),  # nobody's chat
+        ("sandbox", "editMessageText", {"chat_id": "{anna}", "message_id": "x", "text": "a"}),
+        ("sandbox", "sendTelepathy", {}),
+        ("123:not-this-bot", "getMe", {}),
+        ("not-a-token", "getMe", {}),
+    ],
+)
+async def test_a_request_in_process_is_refused_as_over_http(
+    http: aiohttp.ClientSession, sandbox: Sandbox, token: str, method: str, form: dict[str, str]
+) -> None:
+    """`Sandbox.call` is the path the HTTP server takes once a body is read (tests/middle)."""
+    anna = sandbox.add_user("Anna")
+    await anna.start_bot()
+    token = sandbox.token if token == "sandbox" else token
+    form = {key: value.format(anna=anna.id) for key, value in form.items()}
+    async with http.post(f"{sandbox.base_url}/bot{token}/{method}", data=form) as response:
+        over_http = response.status, await response.json()
+
+    in_process = await sandbox.call(token, method, dict(form))
+
+    assert over_http[0] != 200 and in_process == over_http
+    logged = [(call.method, call.status, call.description) for call in sandbox.calls()]
+    assert logged[-1] == logged[-2]
+
+
+async def test_a_request_in_process_is_carried_out_as_over_http(
+    http: aiohttp.ClientSession, sandbox: Sandbox
+) -> None:
+    anna = sandbox.add_user("Anna")
+    await anna.start_bot()
+    form = {"chat_id": str(anna.id), "text": "<b>hello</b>", "parse_mode": "HTML"}
+    async with http.post(f"{sandbox.base_url}/bot{sandbox.token}/sendMessage", data=form):
+        pass
+
+    status, body = await sandbox.call(sandbox.token, "sendMessage", dict(form))
+
+    assert status == 200 and body["result"]["text"] == "hello"
+    assert [m.text for m in anna.inbox()] == ["hello", "hello"]

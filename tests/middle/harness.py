@@ -1,0 +1,422 @@
+"""The middle layer's harness: the real app, fed updates in process, on a virtual clock.
+
+The whole games (tests/e2e) run the bot against the sandbox over HTTP and decide that the
+bot is done by waiting for quiet. Here nothing crosses a socket:
+
+- `RecordingSession` is the bot's session (aiogram's `BaseSession`, as aiogram's own
+  tests mock it): each request is encoded as aiogram's HTTP session encodes it, answered
+  by the sandbox's own request handling (`Sandbox.call`, the path its HTTP server takes),
+  so every answer, refusal and right is the sandbox's, and recorded as `Sent`.
+- `Desk` builds the app exactly as `bot.app.build_app` wires it (session middlewares,
+  outer middlewares, routers, services) on a throwaway database, takes the updates the
+  sandbox's people make (messages, button presses, Start) and feeds each through
+  `Dispatcher.feed_update`, as polling does with updates handled one at a time, then lets
+  the delivery workers and the fired timers finish, moving the virtual clock only when
+  everything left is waiting on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import tempfile
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+from aiogram import Bot
+from aiogram.client.default import DefaultBotProperties
+from aiogram.client.session.base import BaseSession
+from aiogram.enums import ParseMode
+from aiogram.methods import TelegramMethod
+from aiogram.methods.base import TelegramType
+from aiogram.types import InputFile, Update
+
+from bot.app import App, build_app
+from bot.cli.demo import HOST_NAME, NAMES, RIGHTS, _memory_folder, demo_seed
+from bot.rules.settings import GameSettings
+from bot.rules.state import GameState
+from bot.services.clock import VirtualClock, VirtualTimers
+from bot.views.i18n import Texts
+from sandbox import CallbackPress, Sandbox, SimGroup, SimMessage, SimUser
+from sandbox.schema import UploadedFile
+from storage.db import Database
+
+T = TypeVar("T")
+
+# How long the delivery workers may make no progress before the harness takes it that
+# they all wait on the virtual clock (nothing here waits on a network; only the database
+# works in a thread of its own, and it says when it is busy).
+STALL_SECONDS = 0.02
+# The desk's game may begin with ten players: the fewest the roles table deals for.
+TABLE = 10
+# Passes of the event loop that show nothing moving before the clock may move.
+STILL_PASSES = 20
+# The most rounds of one settle() (a worker done, or the clock moved): past it, stuck.
+MOST_WAKES = 1_000
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One request the bot made, as its session sent it, and the sandbox's answer."""
+
+    method: str
+    params: dict[str, str]
+    status: int
+    description: str | None
+    result: Any
+
+    @property
+    def ok(self) -> bool:
+        return self.status == 200
+
+    @property
+    def chat_id(self) -> int | None:
+        value = self.params.get("chat_id")
+        return int(value) if value is not None and value.lstrip("-").isdigit() else None
+
+    @property
+    def text(self) -> str:
+        """What the call shows: a message's text or a button's answer (empty if none)."""
+        return self.params.get("text") or self.params.get("caption") or ""
+
+
+class RecordingSession(BaseSession):
+    """Bot API calls answered by the sandbox in process, each recorded as `Sent`."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        super().__init__()
+        self.sandbox = sandbox
+        self.sent: list[Sent] = []
+
+    async def make_request(
+        self,
+        bot: Bot,
+        method: TelegramMethod[TelegramType],
+        timeout: int | None = None,  # noqa: ASYNC109 (aiogram's signature; nothing waits here)
+    ) -> TelegramType:
+        name = method.__api_method__
+        params, files = await self._encoded(bot, method)
+        status, body = await self.sandbox.call(bot.token, name, dict(params), files)
+        self.sent.append(Sent(name, params, status, body.get("description"), body.get("result")))
+        # Read back as aiogram reads an answer off the wire: the same exceptions follow.
+        response = self.check_response(
+            bot=bot, method=method, status_code=status, content=json.dumps(body)
+        )
+        return cast(TelegramType, response.result)
+
+    async def _encoded(
+        self, bot: Bot, method: TelegramMethod[TelegramType]
+    ) -> tuple[dict[str, str], dict[str, UploadedFile]]:
+        """The request's fields as aiogram's HTTP session puts them in its form: text
+        (objects as JSON), empty ones left out, files as parts of their own."""
+        params: dict[str, str] = {}
+        attached: dict[str, InputFile] = {}
+        for key, value in method.model_dump(warnings=False).items():
+            prepared = self.prepare_value(value, bot=bot, files=attached)
+            if prepared:
+                # Always text; a text enum (ParseMode) goes as its value, as on the wire.
+                params[key] = str.__str__(prepared)
+        files: dict[str, UploadedFile] = {}
+        for key, attachment in attached.items():
+            data = b"".join([chunk async for chunk in _chunks(attachment, bot)])
+            filename = attachment.filename or key
+            files[key] = UploadedFile(filename, "application/octet-stream", data)
+        return params, files
+
+    async def stream_content(
+        self,
+        url: str,
+        headers: dict[str, Any] | None = None,
+        timeout: int = 30,  # noqa: ASYNC109 (aiogram's signature)
+        chunk_size: int = 65536,
+        raise_for_status: bool = True,
+    ) -> AsyncGenerator[bytes, None]:
+        # The bot downloads no file from Telegram; a test that makes it try fails here.
+        raise AssertionError(f"the bot tried to download {url}")
+        yield b""  # pragma: no cover (makes this an async generator, as the base's is)
+
+    async def close(self) -> None:
+        """Nothing to close: no connection was opened."""
+
+
+async def _chunks(attachment: InputFile, bot: Bot) -> AsyncIterator[bytes]:
+    async for chunk in attachment.read(bot):
+        yield chunk
+
+
+@dataclass
+class Desk:
+    """The bot as `python -m bot run` wires it, in one group with a Host and players."""
+
+    sandbox: Sandbox
+    clock: VirtualClock
+    timers: VirtualTimers
+    session: RecordingSession
+    app: App
+    texts: Texts
+    group: SimGroup
+    host: SimUser
+    people: list[SimUser]
+    lang: str
+    game_id: int | None = None  # the game the desk plays, once its lobby is open
+    fed: list[Update] = field(default_factory=list)  # every update the bot was fed, in order
+
+    @property
+    def bot(self) -> Bot:
+        return self.app.bot
+
+    @property
+    def state(self) -> GameState | None:
+        return None if self.game_id is None else self.app.service.cached_state(self.game_id)
+
+    def t(self, key: str, **values: Any) -> str:
+        """A text in the desk's language, as the bot would write it."""
+        return self.texts(self.lang, key, **values)
+
+    # --- what the bot did --------------------------------------------------------
+
+    def sent(
+        self,
+        method: str | Iterable[str] | None = None,
+        *,
+        chat: int | None = None,
+        since: int = 0,
+    ) -> list[Sent]:
+        """The bot's requests from `since` on (an index in the record), by method and chat."""
+        names = {method} if isinstance(method, str) else set(method or ())
+        return [
+            request
+            for request in self.session.sent[since:]
+            if (not names or request.method in names) and (chat is None or request.chat_id == chat)
+        ]
+
+    def mark(self) -> int:
+        """Where the record ends now: what comes after is the next step's."""
+        return len(self.session.sent)
+
+    def refused(self) -> list[Sent]:
+        """The bot's requests the sandbox refused for the request's own fault (not a 403:
+        a person who never pressed Start is a fact of life)."""
+        return [sent for sent in self.session.sent if not sent.ok and sent.status != 403]
+
+    # --- people act, the bot reacts ----------------------------------------------
+
+    async def feed(self) -> int:
+        """Feed the bot every update the people made, one at a time, each handled to its
+        end and its deliveries done before the next (as polling does them, not as tasks);
+        return how many."""
+        count = 0
+        while self.sandbox.pending_updates:
+            raw = self.sandbox.pending_updates[0]
+            # Taken as getUpdates would confirm it: the queue forgets it once delivered.
+            self.sandbox.world.updates.confirm(raw["update_id"])
+            update = Update.model_validate(raw, context={"bot": self.bot})
+            self.fed.append(update)
+            # Handled as a task: a handler waits for its essential posts, and they may
+            # wait on the virtual clock (a chat's window), which settle() moves.
+            handling = asyncio.ensure_future(self.app.dispatcher.feed_update(self.bot, update))
+            await self.settle(handling)
+            await handling  # its exception, if it raised one, is the test's
+            count += 1
+        return count
+
+    async def call(self, request: Awaitable[T]) -> T:
+        """A call of the test's own through the bot (its session and middlewares): it
+        waits for room in its chat's window as the bot's calls do, on the virtual clock."""
+        calling = asyncio.ensure_future(request)
+        await self.settle(calling)
+        return await calling
+
+    async def send(self, person: SimUser, text: str, chat: SimGroup | None = None) -> SimMessage:
+        """`person` writes `text` in the group (or in `chat`), and the bot handles it."""
+        message = await person.send(chat or self.group, text)
+        await self.feed()
+        return message
+
+    async def send_private(self, person: SimUser, text: str) -> SimMessage:
+        """`person` writes `text` to the bot in private, and the bot handles it."""
+        message = await person.send(person.private, text)
+        await self.feed()
+        return message
+
+    async def press(self, person: SimUser, message: SimMessage, button: str | int) -> CallbackPress:
+        press = await person.press(message, button)
+        await self.feed()
+        return press
+
+    async def join(self, person: SimUser) -> None:
+        """`person` follows the lobby's Join link (a Start with the game's payload)."""
+        lobby = self.lobby_post()
+        await person.follow(lobby, 0)
+        await self.feed()
+
+    async def open_lobby(self, players: Iterable[SimUser] | None = None) -> int:
+        """The Host's /newgame, then everybody (or `players`) joins; the game's id."""
+        await self.send(self.host, "/newgame")
+        for person in self.people if players is None else players:
+            await self.join(person)
+        game = await self.app.service.active_game(self.group.id)
+        assert game is not None, "the lobby did not open"
+        self.game_id = game.game_id
+        return game.game_id
+
+    async def begin(self) -> GameState:
+        await self.send(self.host, "/begin")
+        state = self.state
+        assert state is not None, "the game did not begin"
+        return state
+
+    def lobby_post(self) -> SimMessage:
+        """The bot's newest post in the group with a link button (the lobby's Join)."""
+        for message in reversed(self.group.visible_messages()):
+            if message.from_bot and any(b.url for row in message.buttons() for b in row):
+                return message
+        raise AssertionError("no lobby post in the group")
+
+    def latest(self, messages: list[SimMessage], prefix: str) -> SimMessage | None:
+        """The newest of the bot's `messages` with a button whose data starts so."""
+        for message in reversed(messages):
+            if message.from_bot and any(
+                (b.callback_data or "").startswith(prefix) for row in message.buttons() for b in row
+            ):
+                return message
+        return None
+
+    def person(self, seat: int) -> SimUser:
+        state = self.state
+        assert state is not None
+        return self.sandbox.user(state.seats[seat].user_id)
+
+    # --- time --------------------------------------------------------------------
+
+    def _work(self) -> list[asyncio.Future[Any]]:
+        """The background work of the bot: the sender's workers (the chats' queues, stale
+        buttons, the table message) and what it tracks, and the timers' jobs running.
+        Those that wait on the clock for what may wait never end; they cost nothing, as
+        settle() waits only while the bot is busy with what the game needs."""
+        sender = self.app.service.sender
+        tasks: list[asyncio.Future[Any]] = [*sender._workers.values(), *sender._ticking]
+        tasks += [*sender._stale_workers.values(), *sender._board_workers.values()]
+        tasks += list(self.timers._running)
+        return [task for task in tasks if not task.done()]
+
+    def _busy(self) -> bool:
+        sender = self.app.service.sender
+        return sender.busy() or self.timers.busy() or self.app.database.busy
+
+    async def settle(self, handling: asyncio.Future[Any] | None = None) -> None:
+        """Until the update being `handling` is handled and what the bot started has
+        been delivered and stored: await its workers; when none of them moves and the
+        database is idle, they wait on the clock, and the clock goes to the next
+        sleeper's time (never for what may wait: stale buttons)."""
+        for _ in range(MOST_WAKES):
+            await asyncio.sleep(0)  # what the last step woke takes its first step
+            handled = handling is None or handling.done()
+            if handled and not self._busy():
+                return
+            work = self._work() + ([] if handling is None or handled else [handling])
+            if work:
+                done, _ = await asyncio.wait(
+                    work, timeout=STALL_SECONDS, return_when=asyncio.FIRST_COMPLETED
+                )
+                if done or not await self._still(work):
+                    continue
+            wake = self.clock.next_wake()
+            if wake is None:
+                if self.app.database.busy or work:
+                    continue
+                return
+            self.clock.set(wake)
+        raise AssertionError(f"the bot did not settle in {MOST_WAKES} rounds")
+
+    async def _still(self, work: list[asyncio.Future[Any]]) -> bool:
+        """Nothing moved over a few more passes of the loop: no call made, no statement
+        under way, no new sleeper on the clock, none of `work` done. A handler rendering
+        for longer than STALL_SECONDS on a loaded machine moves on meanwhile, and the
+        clock must not move under it (the same flow would not give the same times)."""
+
+        def footprint() -> tuple[int, bool, float | None, int]:
+            finished = sum(task.done() for task in work)
+            return len(self.session.sent), self.app.database.busy, self.clock.next_wake(), finished
+
+        before = footprint()
+        for _ in range(STILL_PASSES):
+            await asyncio.sleep(0)
+            if footprint() != before or before[1]:
+                return False
+        return True
+
+    async def run_until(self, done: Callable[[GameState], bool], most: int = 200) -> GameState:
+        """Let every turn time out, nobody acting, until `done(state)` holds."""
+        for _ in range(most):
+            state = self.state
+            assert state is not None, "no game is running"
+            if done(state):
+                return state
+            if not await self.advance():
+                raise AssertionError(f"stalled at {state.phase}: no timer is armed")
+        raise AssertionError(f"not done after {most} timeouts")
+
+    async def advance(self) -> bool:
+        """Move the clock to the next armed timer and fire it; False if none is armed."""
+        due = self.timers.next_due()
+        if due is None:
+            return False
+        self.clock.set(due)
+        await self.settle()
+        self.timers.fire_due()
+        await self.settle()
+        return True
+
+
+@contextlib.asynccontextmanager
+async def open_desk(
+    players: int = 10,
+    *,
+    lang: str = "en",
+    seed: int = 7,
+    settings: GameSettings | None = None,
+) -> AsyncIterator[Desk]:
+    """A group with the bot as an administrator, its owner the Host, `players` members
+    (TABLE or more for a game to begin); the app built on a throwaway database and a
+    virtual clock."""
+    clock = VirtualClock()
+    sandbox = Sandbox(clock=clock.now, seed=seed)
+    host = sandbox.add_user(HOST_NAME[lang], username="host", language_code=lang)
+    group = sandbox.add_supergroup("Mafia Club", owner=host)
+    group.add_bot(added_by=host)
+    group.promote_bot(by=host, **RIGHTS)
+    people = []
+    for i in range(players):
+        person = sandbox.add_user(NAMES[lang][i], username=f"player{i + 1}", language_code=lang)
+        group.add_member(person)
+        people.append(person)
+    session = RecordingSession(sandbox)
+    default = DefaultBotProperties(parse_mode=ParseMode.HTML, allow_sending_without_reply=True)
+    bot = Bot(sandbox.token, session=session, default=default)
+    texts = Texts(lang)
+    timers = VirtualTimers(clock)
+    with tempfile.TemporaryDirectory(dir=_memory_folder()) as folder:
+        database = await Database.open(Path(folder) / "mafia.sqlite3")
+        try:
+            app = await build_app(
+                bot,
+                database,
+                clock,
+                timers,
+                texts,
+                settings or GameSettings(min_players=TABLE),
+                seeds=lambda: demo_seed(seed),
+            )
+            desk = Desk(sandbox, clock, timers, session, app, texts, group, host, people, lang)
+            await app.service.resume_all()
+            await desk.settle()
+            try:
+                yield desk
+            finally:
+                await app.service.sender.stop()
+        finally:
+            await database.close()
