@@ -185,10 +185,17 @@ class Sender:
         self._ticking.add(task)
         task.add_done_callback(self._ticking.discard)
 
-    async def stop(self) -> None:
-        """Cancel every worker, with what it had still to send (a process that ends)."""
+    def workers(self) -> list[asyncio.Future[None]]:
+        """Every background task this sender owns and has not seen end: the chats' queues,
+        the stale buttons' and the table's edits, and the work it tracks (the panel's,
+        the outbox's ticks). A driver awaits these to know the sender is done."""
         workers: list[asyncio.Future[None]] = [*self._workers.values(), *self._ticking]
         workers += [*self._stale_workers.values(), *self._board_workers.values()]
+        return [worker for worker in workers if not worker.done()]
+
+    async def stop(self) -> None:
+        """Cancel every worker, with what it had still to send (a process that ends)."""
+        workers = self.workers()
         for worker in workers:
             worker.cancel()
         await asyncio.gather(*workers, return_exceptions=True)

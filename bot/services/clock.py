@@ -177,8 +177,12 @@ class VirtualTimers:
 
     def busy(self) -> bool:
         """A fired job is still at work (it may be waiting on the clock)."""
+        return bool(self.running())
+
+    def running(self) -> list[asyncio.Future[None]]:
+        """The fired jobs still at work."""
         self._running = {task for task in self._running if not task.done()}
-        return bool(self._running)
+        return list(self._running)
 
     def fire_due(self) -> int:
         """Start every job due at the clock's time, earliest first; return how many.

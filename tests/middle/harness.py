@@ -297,11 +297,7 @@ class Desk:
         buttons, the table message) and what it tracks, and the timers' jobs running.
         Those that wait on the clock for what may wait never end; they cost nothing, as
         settle() waits only while the bot is busy with what the game needs."""
-        sender = self.app.service.sender
-        tasks: list[asyncio.Future[Any]] = [*sender._workers.values(), *sender._ticking]
-        tasks += [*sender._stale_workers.values(), *sender._board_workers.values()]
-        tasks += list(self.timers._running)
-        return [task for task in tasks if not task.done()]
+        return [*self.app.service.sender.workers(), *self.timers.running()]
 
     def _busy(self) -> bool:
         sender = self.app.service.sender
