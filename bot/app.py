@@ -133,9 +133,13 @@ async def build_app(
         moves=moves,
     )
     # A move learnt from a refusal moves the chat, as its service message would.
-    moves.on_move = lambda chat_id, new_chat_id: chat_moved(service, bot, chat_id, new_chat_id)
+    moves.on_move = lambda chat_id, new_chat_id: chat_moved(
+        service, texts, bot, chat_id, new_chat_id
+    )
     dispatcher = Dispatcher()
     dispatcher["service"] = service
+    # Handlers and middlewares read the texts by this name, as they do the service.
+    dispatcher["t"] = texts
     dispatcher["tournaments"] = TournamentService(service, judges, open_tournaments)
     dispatcher["pages"] = pages  # the live page's addresses, when [web] is on
     # Outermost: a chat's updates one after another, in Telegram's order (issue 26).

@@ -24,6 +24,7 @@ from bot.services.game import GameService
 from bot.tournament.errors import BadPoints
 from bot.tournament.scoring import parse_tenths
 from bot.tournament.settings import JUDGE_RANGES
+from bot.views.i18n import Texts
 from storage.nicks import clean_nick
 
 
@@ -290,14 +291,19 @@ def takes(
         assert not unknown, f"{handler.__name__} takes no {unknown}"
 
         async def run(
-            message: Message, command: CommandObject, service: GameService, lang: str, **data: Any
+            message: Message,
+            command: CommandObject,
+            service: GameService,
+            t: Texts,
+            lang: str,
+            **data: Any,
         ) -> Any:
             try:
                 values = parse(forms, command.args)
             except BadArguments:
-                await message.answer(service.t(lang, usage, **(usage_values or {})))
+                await message.answer(t(lang, usage, **(usage_values or {})))
                 return None
-            data.update(message=message, command=command, service=service, lang=lang)
+            data.update(message=message, command=command, service=service, t=t, lang=lang)
             given = {k: v for k, v in data.items() if k in wanted and k not in names}
             return await handler(**given, **values)
 
@@ -305,11 +311,11 @@ def takes(
         # the handler needs, less the parsed arguments, plus what parsing needs.
         keyword = inspect.Parameter.KEYWORD_ONLY
         params = [inspect.Parameter("message", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-        params += [inspect.Parameter(n, keyword) for n in ("command", "service", "lang")]
+        params += [inspect.Parameter(n, keyword) for n in ("command", "service", "t", "lang")]
         params += [
             p.replace(kind=keyword)
             for n, p in wanted.items()
-            if n not in names and n not in ("message", "command", "service", "lang")
+            if n not in names and n not in ("message", "command", "service", "t", "lang")
         ]
         run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
         run.__name__ = handler.__name__

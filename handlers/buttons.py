@@ -12,6 +12,7 @@ from bot.rules.actions import PlayerAction
 from bot.rules.errors import RuleError
 from bot.rules.state import GameState
 from bot.services.game import GameService
+from bot.views.i18n import Texts
 
 
 async def press(
@@ -19,6 +20,7 @@ async def press(
     game_id: int,
     step: int,
     service: GameService,
+    t: Texts,
     lang: str,
     build: Callable[[int, GameState], PlayerAction],
 ) -> GameState | None:
@@ -39,7 +41,7 @@ async def press(
     elif seat is None:
         refusal = "error.not_a_player"
     if refusal is not None or state is None or seat is None:
-        await query.answer(service.t(lang, refusal or "error.rule"), show_alert=True)
+        await query.answer(t(lang, refusal or "error.rule"), show_alert=True)
         return None
     # The action carries its step: the engine refuses it, inside the game's lock, if the
     # step moved on while this press waited for the lock (issue 21).
@@ -47,6 +49,6 @@ async def press(
     try:
         new_state, _ = await service.act(game_id, action)
     except RuleError as error:
-        await query.answer(service.t(lang, f"error.{error.code}"), show_alert=True)
+        await query.answer(t(lang, f"error.{error.code}"), show_alert=True)
         return None
     return new_state

@@ -14,7 +14,7 @@ from bot.rules.codec import from_json
 from bot.rules.settings import GameSettings
 from bot.services.game import GameService
 from bot.tournaments import TournamentService
-from bot.views.i18n import LANGUAGES, escape
+from bot.views.i18n import LANGUAGES, Texts, escape
 from bot.views.render import named
 from bot.views.settings import game_rule_values
 from handlers.args import Arg, Word, takes
@@ -34,6 +34,7 @@ async def start(
     message: Message,
     command: CommandObject,
     service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
 ) -> None:
@@ -47,54 +48,60 @@ async def start(
     payload = command.args or ""
     if OLD_JOIN.fullmatch(payload):
         # Links of before the tokens named the game by its number, which anyone could guess.
-        await message.answer(service.t(lang, "lobby.old_link"))
+        await message.answer(t(lang, "lobby.old_link"))
         return
     if JOIN.fullmatch(payload):
-        await join_from_private(message, payload.removeprefix("join_"), service, tournaments, lang)
+        token = payload.removeprefix("join_")
+        await join_from_private(message, token, service, t, tournaments, lang)
         return
-    welcome = service.t(lang, "common.welcome")
+    welcome = t(lang, "common.welcome")
     if user_id in tournaments.judges:
         # The people the config names run the bot: they see which release answers them.
-        welcome += "\n\n" + service.t(lang, "common.version", version=__version__)
+        welcome += "\n\n" + t(lang, "common.version", version=__version__)
     await message.answer(welcome)
     await service.retry_waiting_begins(user_id)
 
 
-async def migrated(message: Message, bot: Bot, service: GameService) -> None:
+async def migrated(message: Message, bot: Bot, service: GameService, t: Texts) -> None:
     """A group that became a supergroup keeps its game (Telegram moves it to a new id):
     told in the old group (`migrate_to_chat_id`) or in the new (`migrate_from_chat_id`),
     whichever comes first."""
     if message.migrate_to_chat_id is not None:
-        await chat_moved(service, bot, message.chat.id, message.migrate_to_chat_id)
+        await chat_moved(service, t, bot, message.chat.id, message.migrate_to_chat_id)
     elif message.migrate_from_chat_id is not None:
-        await chat_moved(service, bot, message.migrate_from_chat_id, message.chat.id)
+        await chat_moved(service, t, bot, message.migrate_from_chat_id, message.chat.id)
 
 
-async def chat_moved(service: GameService, bot: Bot, chat_id: int, new_chat_id: int) -> None:
+async def chat_moved(
+    service: GameService, t: Texts, bot: Bot, chat_id: int, new_chat_id: int
+) -> None:
     """The game moves with its chat, and what the group was shown goes up in the
     supergroup (the service's), the lobby with its Join button too."""
     for game in await service.migrate_chat(chat_id, new_chat_id):
         if game.status is GameStatus.LOBBY and game.lobby_message_id is not None:
-            await repost_lobby(service, game, bot)
+            await repost_lobby(service, t, game, bot)
 
 
-async def help_(message: Message, service: GameService, lang: str) -> None:
+async def help_(message: Message, t: Texts, lang: str) -> None:
     """The commands that work in this chat, from their declarations (handlers.commands)."""
-    await message.answer(help_text(service.t, lang, private=message.chat.type == "private"))
+    await message.answer(help_text(t, lang, private=message.chat.type == "private"))
 
 
 async def rules(
-    message: Message, service: GameService, tournaments: TournamentService, lang: str
+    message: Message, service: GameService, t: Texts, tournaments: TournamentService, lang: str
 ) -> None:
     assert message.from_user is not None
     private = message.chat.type == "private"
     await message.answer(
-        await rules_text(service, tournaments, message.chat.id, private, message.from_user.id, lang)
+        await rules_text(
+            service, t, tournaments, message.chat.id, private, message.from_user.id, lang
+        )
     )
 
 
 async def rules_text(
     service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     chat_id: int,
     private: bool,
@@ -104,7 +111,7 @@ async def rules_text(
     """The rules in short with the timers and kill rule that apply here, and which those are:
     in a group, its game's or its tournament table's; in private, the player's tournament's;
     else the defaults."""
-    scheme, applies = service.casual_settings, service.t(lang, "rules.applies_default")
+    scheme, applies = service.casual_settings, t(lang, "rules.applies_default")
     tournament = None
     if private:
         tournament = await tournaments.tournament_of_player(user_id)
@@ -113,24 +120,24 @@ async def rules_text(
         group = await service.repos.tours.group_of_chat(chat_id)
         if game is not None:
             scheme = from_json(GameSettings, json.loads(game.settings_json))
-            applies = service.t(lang, "rules.applies_game", game=game.game_id)
+            applies = t(lang, "rules.applies_game", game=game.game_id)
         elif group is not None:
             tournament = await service.repos.tournaments.get(group.tournament_id)
     if tournament is not None:
         scheme = tournaments.settings(tournament).game
-        applies = service.t(lang, "rules.applies_tournament", name=escape(tournament.name))
-    values = game_rule_values(service.t, lang, scheme)
-    return service.t(lang, "rules.text", applies=applies, **values)
+        applies = t(lang, "rules.applies_tournament", name=escape(tournament.name))
+    values = game_rule_values(t, lang, scheme)
+    return t(lang, "rules.text", applies=applies, **values)
 
 
-async def status(message: Message, service: GameService, lang: str) -> None:
+async def status(message: Message, service: GameService, t: Texts, lang: str) -> None:
     if message.chat.type == "private" and message.from_user is not None:
-        await message.answer(await private_status_text(service, message.from_user.id, lang))
+        await message.answer(await private_status_text(service, t, message.from_user.id, lang))
         return
-    await message.answer(await status_text(service, message.chat.id, lang))
+    await message.answer(await status_text(service, t, message.chat.id, lang))
 
 
-async def private_status_text(service: GameService, user_id: int, lang: str) -> str:
+async def private_status_text(service: GameService, t: Texts, user_id: int, lang: str) -> str:
     """/status in the bot's private chat: the running games the person sits at or hosts.
 
     The safe way to see the phase and the time at night (N5): a word in the group at
@@ -141,17 +148,16 @@ async def private_status_text(service: GameService, user_id: int, lang: str) -> 
         if game.host_user_id == user_id:
             games[game.game_id] = game
     if not games:
-        return service.t(lang, "status.private_none")
+        return t(lang, "status.private_none")
     parts = []
     for game_id, game in sorted(games.items()):
-        text = await status_text(service, game.chat_id, lang)
-        parts.append(service.t(lang, "status.game", game=game_id) + "\n" + text)
+        text = await status_text(service, t, game.chat_id, lang)
+        parts.append(t(lang, "status.game", game=game_id) + "\n" + text)
     return "\n\n".join(parts)
 
 
-async def status_text(service: GameService, chat_id: int, lang: str) -> str:
+async def status_text(service: GameService, t: Texts, chat_id: int, lang: str) -> str:
     """What /status says about the game in `chat_id` (also sent in private, see guard)."""
-    t = service.t
     running = await service.running_in_chat(chat_id)
     if running is None:
         game = await service.active_game(chat_id)
@@ -178,13 +184,15 @@ async def status_text(service: GameService, chat_id: int, lang: str) -> str:
     Arg("wanted", Word(LANGUAGES)),
     usage_values={"languages": ", ".join(LANGUAGES)},
 )
-async def set_lang(message: Message, service: GameService, lang: str, wanted: str) -> None:
+async def set_lang(
+    message: Message, service: GameService, t: Texts, lang: str, wanted: str
+) -> None:
     if message.chat.type == "private":
         assert message.from_user is not None
         await service.set_user_lang(message.from_user.id, wanted)
     else:
         await service.set_chat_lang(message.chat.id, wanted)
-    await message.answer(service.t(wanted, "common.lang_set"))
+    await message.answer(t(wanted, "common.lang_set"))
 
 
 def make_router() -> Router:

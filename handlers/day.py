@@ -15,27 +15,30 @@ from bot.rules.actions import Nominate, Pass, PlayerAction
 from bot.rules.errors import RuleError
 from bot.services.game import GameService
 from bot.views.callbacks import TurnCb
+from bot.views.i18n import Texts
 from handlers.args import SEAT, Arg, takes
 from handlers.buttons import press
 from handlers.filters import IN_GROUP
 
 
 async def turn_button(
-    query: CallbackQuery, callback_data: TurnCb, service: GameService, lang: str
+    query: CallbackQuery, callback_data: TurnCb, service: GameService, t: Texts, lang: str
 ) -> None:
     target = callback_data.target
 
     def build(seat: int, _: object) -> PlayerAction:
         return Pass(seat) if target == 0 else Nominate(seat, target)
 
-    if await press(query, callback_data.game, callback_data.step, service, lang, build):
+    if await press(query, callback_data.game, callback_data.step, service, t, lang, build):
         await query.answer()
 
 
-async def _command(message: Message, service: GameService, lang: str, target: int | None) -> None:
+async def _command(
+    message: Message, service: GameService, t: Texts, lang: str, target: int | None
+) -> None:
     running = await service.running_in_chat(message.chat.id)
     if running is None or message.from_user is None:
-        await message.reply(service.t(lang, "host.no_game"))
+        await message.reply(t(lang, "host.no_game"))
         return
     game, state = running
     user_id = message.from_user.id
@@ -43,7 +46,7 @@ async def _command(message: Message, service: GameService, lang: str, target: in
     refused = not may_any(asked, positions_of(state, game.host_user_id, user_id)).allowed
     seat = state.seat_of(user_id)
     if refused and seat is None:  # no seat to act for: the Host without one, a guest
-        await message.reply(service.t(lang, "error.not_a_player"))
+        await message.reply(t(lang, "error.not_a_player"))
         return
     # A seated player out of turn is refused by the engine as by the table, and its error
     # says why (not their turn, a pause, the wrong phase): that is what they are told.
@@ -52,16 +55,16 @@ async def _command(message: Message, service: GameService, lang: str, target: in
     try:
         await service.act(game.game_id, action)
     except RuleError as error:
-        await message.reply(service.t(lang, f"error.{error.code}"))
+        await message.reply(t(lang, f"error.{error.code}"))
 
 
-async def pass_turn(message: Message, service: GameService, lang: str) -> None:
-    await _command(message, service, lang, None)
+async def pass_turn(message: Message, service: GameService, t: Texts, lang: str) -> None:
+    await _command(message, service, t, lang, None)
 
 
 @takes("day.nominate_usage", Arg("seat", SEAT))
-async def nominate(message: Message, service: GameService, lang: str, seat: int) -> None:
-    await _command(message, service, lang, seat)
+async def nominate(message: Message, service: GameService, t: Texts, lang: str, seat: int) -> None:
+    await _command(message, service, t, lang, seat)
 
 
 def make_router() -> Router:

@@ -30,7 +30,8 @@ from aiogram.methods.base import TelegramType
 from aiogram.types import ErrorEvent
 
 from bot.lru import LRU
-from bot.services.game import GameService, NotRecorded
+from bot.services.game import NotRecorded
+from bot.views.i18n import Texts
 
 log = logging.getLogger(__name__)
 STORAGE_FAILURES = (NotRecorded, sqlite3.Error)
@@ -42,7 +43,7 @@ CHAT_GONE = ("chat not found", "group chat was deactivated", "user is deactivate
 LOGGED = 10_000
 
 
-async def not_recorded(event: ErrorEvent, service: GameService, redelivery: bool = False) -> None:
+async def not_recorded(event: ErrorEvent, t: Texts, redelivery: bool = False) -> None:
     """What failed to store was not done. In webhook mode the update is answered 500 and
     Telegram delivers it again, so it is done once storage is back, and the person is told
     nothing now (a "try again" would make them do it twice). Long polling has no second
@@ -55,8 +56,8 @@ async def not_recorded(event: ErrorEvent, service: GameService, redelivery: bool
     query, message = event.update.callback_query, event.update.message
     person = query.from_user if query is not None else message.from_user if message else None
     # No reading from storage here: it is what failed. The person's own language will do.
-    lang = service.t.lang(person.language_code if person is not None else None)
-    text = service.t(lang, "error.not_recorded")
+    lang = t.lang(person.language_code if person is not None else None)
+    text = t(lang, "error.not_recorded")
     try:
         if query is not None:
             await query.answer(text, show_alert=True)

@@ -121,18 +121,18 @@ def answered_in_private(game: Game, state: GameState, user_id: int) -> bool:
     return may_any(Asked.GROUP_COMMAND, positions).answer is Answer.IN_PRIVATE
 
 
-async def keep_order(message: Message, bot: Bot, service: GameService) -> None:
+async def keep_order(message: Message, bot: Bot, service: GameService, t: Texts) -> None:
     running = await service.running_in_chat(message.chat.id)
     if running is None or message.from_user is None:
         return
     game, state = running
     if may_speak(game, state, message.from_user.id):
         return  # the speaker may speak (text, voice, video note, photo...)
-    await _silence(message, bot, service, game, state)
+    await _silence(message, bot, service, t, game, state)
 
 
 async def _silence(
-    message: Message, bot: Bot, service: GameService, game: Game, state: GameState
+    message: Message, bot: Bot, service: GameService, t: Texts, game: Game, state: GameState
 ) -> None:
     """Delete an out-of-turn message; at night, tell the Host (N5, V3)."""
     assert message.from_user is not None
@@ -150,15 +150,15 @@ async def _silence(
         if state.seat_of(game.host_user_id) is None:
             press = PanelCb(game=game.game_id, step=state.step, do="code", seat=seat, code="V3")
             lang = await service.user_lang(game.host_user_id)
-            keyboard = ((Button(service.t(lang, "night.eyes_open_sanction"), press.pack()),),)
+            keyboard = ((Button(t(lang, "night.eyes_open_sanction"), press.pack()),),)
         await service.tell_host(
             game,
-            lambda lang: service.t(
+            lambda lang: t(
                 lang,
                 "night.eyes_open",
-                player=named(state, seat, service.t, lang),
+                player=named(state, seat, t, lang),
                 game=game.game_id,
-                what=what_was_said(message, service.t, lang),
+                what=what_was_said(message, t, lang),
             ),
             private_keyboard=keyboard,
         )
@@ -295,11 +295,12 @@ class OutOfTurnCommands(BaseMiddleware):
         ):
             return await handler(event, data)
         service: GameService = data["service"]
+        t: Texts = data["t"]
         running = await service.running_in_chat(event.chat.id)
         if running is None or not answered_in_private(*running, event.from_user.id):
             return await handler(event, data)
         game, state = running
-        await _silence(event, data["bot"], service, game, state)
+        await _silence(event, data["bot"], service, t, game, state)
         user = event.from_user
         data["lang"] = await service.user_lang(user.id, user.language_code)
         hushed = Hushed(
@@ -356,22 +357,22 @@ def _unsent(person: int) -> Message:
     )
 
 
-async def unknown_button(query: CallbackQuery, service: GameService, lang: str) -> None:
+async def unknown_button(query: CallbackQuery, t: Texts, lang: str) -> None:
     """A press no router recognised (forged, or from an older version): refused, not ignored."""
-    await query.answer(service.t(lang, "error.stale"), show_alert=True)
+    await query.answer(t(lang, "error.stale"), show_alert=True)
 
 
-async def private_only(message: Message, bot: Bot, service: GameService, lang: str) -> None:
+async def private_only(message: Message, bot: Bot, t: Texts, lang: str) -> None:
     """A private chat's command sent in a group: the sender hears where it works, with the
     link that opens it."""
     me = await bot.me()  # aiogram asks getMe once and keeps the answer
     link = f"https://t.me/{me.username}"
-    await message.answer(service.t(lang, "common.private_only", link=link))
+    await message.answer(t(lang, "common.private_only", link=link))
 
 
-async def unknown_in_private(message: Message, service: GameService, lang: str) -> None:
+async def unknown_in_private(message: Message, t: Texts, lang: str) -> None:
     """A command no router took in private (/pass, /pause...): those work in the group."""
-    await message.answer(service.t(lang, "common.private_hint"))
+    await message.answer(t(lang, "common.private_hint"))
 
 
 def _has(member: object, right: str) -> bool:
@@ -380,7 +381,9 @@ def _has(member: object, right: str) -> bool:
     return isinstance(member, ChatMemberAdministrator) and bool(getattr(member, right))
 
 
-async def rights_changed(update: ChatMemberUpdated, bot: Bot, service: GameService) -> None:
+async def rights_changed(
+    update: ChatMemberUpdated, bot: Bot, service: GameService, t: Texts
+) -> None:
     """The bot can no longer delete messages where a game is on: the Host hears it once.
 
     Telegram sends one update per change, so this speaks only when the right goes.
@@ -394,8 +397,8 @@ async def rights_changed(update: ChatMemberUpdated, bot: Bot, service: GameServi
     missing = [r for r in REQUIRED_RIGHTS if not _has(update.new_chat_member, r)]
 
     def text(lang: str) -> str:
-        rights = service.t.listing(lang, [service.t(lang, f"rights.{r}") for r in missing])
-        return service.t(lang, "host.lost_rights", game=game.game_id, rights=rights)
+        rights = t.listing(lang, [t(lang, f"rights.{r}") for r in missing])
+        return t(lang, "host.lost_rights", game=game.game_id, rights=rights)
 
     try:
         await bot.send_message(game.host_user_id, text(await service.user_lang(game.host_user_id)))
@@ -419,9 +422,9 @@ def make_router() -> Router:
     # edited_message into the allowed_updates aiogram asks Telegram for.
     edits = Edits()
 
-    async def edited(message: Message, bot: Bot, service: GameService) -> None:
+    async def edited(message: Message, bot: Bot, service: GameService, t: Texts) -> None:
         if edits.is_real(message):
-            await keep_order(message, bot, service)
+            await keep_order(message, bot, service, t)
 
     router.edited_message.register(edited, IN_GROUP, is_speech)
     router.message.register(unknown_in_private, IN_PRIVATE, a_command)

@@ -25,7 +25,7 @@ from bot.services.game import GameService, log_game
 from bot.tournament.record import tournament_penalty
 from bot.tournaments import TournamentService
 from bot.views.callbacks import PanelCb, SanctionCb, SignCb, WarnCb
-from bot.views.i18n import escape
+from bot.views.i18n import Texts, escape
 from bot.views.panel import EXTEND_SECONDS, Picking
 from bot.views.render import Button, Keyboard, Post, named, violation
 from handlers.args import SEAT, SECONDS, USERNAME, Arg, Word, replied_member, takes
@@ -56,30 +56,32 @@ class IsHost(Filter):
         return {"game": game}
 
 
-async def _act(message: Message, service: GameService, lang: str, action: Action) -> None:
+async def _act(message: Message, service: GameService, t: Texts, lang: str, action: Action) -> None:
     running = await service.running_in_chat(message.chat.id)
     if running is None:
-        await message.answer(service.t(lang, "host.no_game"))
+        await message.answer(t(lang, "host.no_game"))
         return
     try:
         await service.act(running[0].game_id, action)
     except RuleError as error:
-        await message.answer(service.t(lang, f"error.{error.code}"))
+        await message.answer(t(lang, f"error.{error.code}"))
 
 
-async def begin(message: Message, bot: Bot, service: GameService, lang: str, game: Any) -> None:
+async def begin(
+    message: Message, bot: Bot, service: GameService, t: Texts, lang: str, game: Any
+) -> None:
     if game.status is not GameStatus.LOBBY:
-        await message.answer(service.t(lang, "host.already_running"))
+        await message.answer(t(lang, "host.already_running"))
         return
     outcome = await service.begin(game)
     if outcome.too_few is not None or outcome.unreachable:
         # Not started: remind here (a started game's first posts never wait behind it).
-        await ask_host_to_start(bot, service, game, lang)
+        await ask_host_to_start(bot, service, t, game, lang)
     if outcome.too_few is not None:
         players = await service.repos.lobby.players(game.game_id)
         settings = await service.settings_of(game)
         await message.answer(
-            service.t(
+            t(
                 lang,
                 "lobby.count",
                 count=len(players),
@@ -95,24 +97,26 @@ async def begin(message: Message, bot: Bot, service: GameService, lang: str, gam
         link = f"https://t.me/{me.username}?start=join_{game.join_token}"
         await bot.send_message(
             message.chat.id,
-            service.t(lang, "lobby.unreachable", players=names),
+            t(lang, "lobby.unreachable", players=names),
             message_thread_id=game.thread_id,
-            reply_markup=markup(((Button(service.t(lang, "button.start"), url=link),),)),
+            reply_markup=markup(((Button(t(lang, "button.start"), url=link),),)),
         )
 
 
-async def pause(message: Message, service: GameService, lang: str) -> None:
-    await _act(message, service, lang, Pause())
+async def pause(message: Message, service: GameService, t: Texts, lang: str) -> None:
+    await _act(message, service, t, lang, Pause())
 
 
-async def resume(message: Message, service: GameService, lang: str) -> None:
-    await _act(message, service, lang, Resume())
+async def resume(message: Message, service: GameService, t: Texts, lang: str) -> None:
+    await _act(message, service, t, lang, Resume())
 
 
 NIGHTS = (Phase.NIGHT,)  # N4: a night of fixed length (Night 0, N1, is not one)
 
 
-async def ask_to_skip_night(bot: Bot, service: GameService, game_id: Any, lang: str) -> bool:
+async def ask_to_skip_night(
+    bot: Bot, service: GameService, t: Texts, game_id: Any, lang: str
+) -> bool:
     """At night an early end tells the table something (N4's fixed length): the Host is
     asked, privately, to confirm; only the confirmation skips (issue 22 §1). True if the
     night is not to be skipped at once."""
@@ -124,48 +128,48 @@ async def ask_to_skip_night(bot: Bot, service: GameService, game_id: Any, lang: 
     confirm = PanelCb(game=game_id, step=state.step, do="skipnight").pack()
     cancel = PanelCb(game=game_id, step=state.step, do="keepnight").pack()
     buttons = (
-        Button(service.t(lang, "button.confirm"), callback=confirm),
-        Button(service.t(lang, "button.cancel"), callback=cancel),
+        Button(t(lang, "button.confirm"), callback=confirm),
+        Button(t(lang, "button.cancel"), callback=cancel),
     )
     if await service.reachable(game.host_user_id):
         await bot.send_message(
-            game.host_user_id, service.t(lang, "host.skip_night"), reply_markup=markup((buttons,))
+            game.host_user_id, t(lang, "host.skip_night"), reply_markup=markup((buttons,))
         )
     else:
-        await ask_host_to_start(bot, service, game, lang)
+        await ask_host_to_start(bot, service, t, game, lang)
     return True
 
 
-async def skip(message: Message, bot: Bot, service: GameService, lang: str) -> None:
+async def skip(message: Message, bot: Bot, service: GameService, t: Texts, lang: str) -> None:
     running = await service.running_in_chat(message.chat.id)
-    if running is not None and await ask_to_skip_night(bot, service, running[0].game_id, lang):
+    if running is not None and await ask_to_skip_night(bot, service, t, running[0].game_id, lang):
         return
-    await _act(message, service, lang, Skip())
+    await _act(message, service, t, lang, Skip())
 
 
 @takes("host.extend_usage", Arg("seconds", SECONDS))
-async def extend(message: Message, service: GameService, lang: str, seconds: int) -> None:
-    await _act(message, service, lang, Extend(float(seconds)))
+async def extend(message: Message, service: GameService, t: Texts, lang: str, seconds: int) -> None:
+    await _act(message, service, t, lang, Extend(float(seconds)))
 
 
-async def stop(message: Message, service: GameService, lang: str, game: Any) -> None:
+async def stop(message: Message, service: GameService, t: Texts, lang: str, game: Any) -> None:
     if game.status is GameStatus.LOBBY and await service.stop_lobby(game):
-        await message.answer(service.t(lang, "over.aborted"))
+        await message.answer(t(lang, "over.aborted"))
         return
     # Running, or dealt by a /begin that took the lock first: the game itself stops.
-    await _act(message, service, lang, Stop())
+    await _act(message, service, t, lang, Stop())
 
 
 @takes("host.remove_usage", Arg("seat", SEAT))
-async def remove(message: Message, service: GameService, lang: str, seat: int) -> None:
+async def remove(message: Message, service: GameService, t: Texts, lang: str, seat: int) -> None:
     running = await service.running_in_chat(message.chat.id)
     if running is None:
-        await message.answer(service.t(lang, "host.no_game"))
+        await message.answer(t(lang, "host.no_game"))
         return
     if seat not in running[1].seats:
-        await message.answer(service.t(lang, "host.remove_usage"))
+        await message.answer(t(lang, "host.remove_usage"))
         return
-    await _act(message, service, lang, Sanction(seat, Penalty.REMOVAL_FROM_GAME))
+    await _act(message, service, t, lang, Sanction(seat, Penalty.REMOVAL_FROM_GAME))
 
 
 @takes(
@@ -177,6 +181,7 @@ async def warn(
     message: Message,
     bot: Bot,
     service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
     seat: int,
@@ -189,23 +194,23 @@ async def warn(
     does not watch the Host decide), otherwise to the group (issue 22 §1, §4)."""
     running = await service.running_in_chat(message.chat.id)
     if running is None:
-        await message.answer(service.t(lang, "host.no_game"))
+        await message.answer(t(lang, "host.no_game"))
         return
     game, state = running
     if seat not in state.seats:
-        await message.answer(service.t(lang, "host.warn_usage"))
+        await message.answer(t(lang, "host.warn_usage"))
         return
 
     async def build(lang: str) -> tuple[str, Keyboard]:
         if code is None:
-            return _violations(service, lang, game.game_id, state, seat)
-        return await _proposal(service, tournaments, lang, game, state, seat, VCode(code))
+            return _violations(t, lang, game.game_id, state, seat)
+        return await _proposal(t, tournaments, lang, game, state, seat, VCode(code))
 
     host = game.host_user_id
     if await service.reachable(host):
         private = await service.user_lang(host)
         text, keyboard = await build(private)
-        text = service.t(private, "sanction.in_game", game=game.game_id) + "\n" + text
+        text = t(private, "sanction.in_game", game=game.game_id) + "\n" + text
         try:
             await bot.send_message(host, text, reply_markup=markup(keyboard))
             return
@@ -216,26 +221,26 @@ async def warn(
 
 
 def _violations(
-    service: GameService, lang: str, game_id: int, state: GameState, seat: int
+    t: Texts, lang: str, game_id: int, state: GameState, seat: int
 ) -> tuple[str, Keyboard]:
     """The violations in words, one a row, and Cancel: the Host picks what was broken."""
     given = state.sanctions_of(seat)
-    text = service.t(lang, "panel.pick_violation", player=named(state, seat, service.t, lang))
+    text = t(lang, "panel.pick_violation", player=named(state, seat, t, lang))
     rows = tuple(
         (
             Button(
-                violation(service.t, lang, v),
+                violation(t, lang, v),
                 WarnCb(game=game_id, seat=seat, code=v.value, given=given).pack(),
             ),
         )
         for v in VCode
     )
     cancel = SanctionCb(game=game_id, seat=seat, code="", penalty="", given=given).pack()
-    return text, (*rows, (Button(service.t(lang, "button.cancel"), cancel),))
+    return text, (*rows, (Button(t(lang, "button.cancel"), cancel),))
 
 
 async def _proposal(
-    service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
     game: Any,
@@ -245,12 +250,12 @@ async def _proposal(
 ) -> tuple[str, Keyboard]:
     """The ladder's sanction for `vcode` and the seat's record, with Confirm and Cancel."""
     penalty = await _ladder(game, state, seat, vcode, tournaments)
-    text = service.t(
+    text = t(
         lang,
         "sanction.proposed",
-        player=named(state, seat, service.t, lang),
-        violation=violation(service.t, lang, vcode),
-        penalty=service.t(lang, f"penalty.{penalty.value}"),
+        player=named(state, seat, t, lang),
+        violation=violation(t, lang, vcode),
+        penalty=t(lang, f"penalty.{penalty.value}"),
     )
     given = state.sanctions_of(seat)
     made = SanctionCb(
@@ -259,22 +264,22 @@ async def _proposal(
     cancel = made.model_copy(update={"penalty": ""}).pack()
     keyboard = (
         (
-            Button(service.t(lang, "button.confirm"), made.pack()),
-            Button(service.t(lang, "button.cancel"), cancel),
+            Button(t(lang, "button.confirm"), made.pack()),
+            Button(t(lang, "button.cancel"), cancel),
         ),
     )
     return text, keyboard
 
 
 async def _hosted(
-    query: CallbackQuery, service: GameService, lang: str, game_id: int, asked: Asked
+    query: CallbackQuery, service: GameService, t: Texts, lang: str, game_id: int, asked: Asked
 ) -> Game | None:
     """The game a Host's button is for, if whoever pressed it may press it (the table's
     row `asked`: the Host's); anyone else (a forged or forwarded press) is told it is the
     Host's, and gets None."""
     game = await service.repos.games.get(game_id)
     if game is None or not hosts(game, query.from_user.id, asked).allowed:
-        await query.answer(service.t(lang, "host.only_host"), show_alert=True)
+        await query.answer(t(lang, "host.only_host"), show_alert=True)
         return None
     return game
 
@@ -283,28 +288,29 @@ async def pick_violation(
     query: CallbackQuery,
     callback_data: WarnCb,
     service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
 ) -> None:
     """A violation picked from a `/warn N` list: the same message becomes the proposal."""
-    game = await _hosted(query, service, lang, callback_data.game, Asked.SANCTION_DECISION)
+    game = await _hosted(query, service, t, lang, callback_data.game, Asked.SANCTION_DECISION)
     if game is None:
         return
     state = await service.state(game.game_id)
     if game.status is not GameStatus.RUNNING or state is None or state.finished:
-        await query.answer(service.t(lang, "error.game_finished"), show_alert=True)
+        await query.answer(t(lang, "error.game_finished"), show_alert=True)
         await _settled(query, service, game.game_id)
         return
     seat, code = callback_data.seat, callback_data.code
     known = seat in state.seats and code in VCode.__members__
     if not known or callback_data.given != state.sanctions_of(seat) or not _on_it(query):
-        await query.answer(service.t(lang, "error.stale"), show_alert=True)
+        await query.answer(t(lang, "error.stale"), show_alert=True)
         await _settled(query, service, game.game_id)
         return
-    text, keyboard = await _proposal(service, tournaments, lang, game, state, seat, VCode(code))
+    text, keyboard = await _proposal(t, tournaments, lang, game, state, seat, VCode(code))
     assert query.message is not None  # `_on_it`
     if query.message.chat.type == "private":
-        text = service.t(lang, "sanction.in_game", game=game.game_id) + "\n" + text
+        text = t(lang, "sanction.in_game", game=game.game_id) + "\n" + text
     if query.bot is not None:
         with contextlib.suppress(TelegramBadRequest):  # gone, or pressed twice at once
             await query.bot.edit_message_text(
@@ -360,6 +366,7 @@ async def hand_over(
     message: Message,
     bot: Bot,
     service: GameService,
+    t: Texts,
     lang: str,
     game: Any,
     username: str | None = None,
@@ -377,18 +384,18 @@ async def hand_over(
     if target_id is not None and not await is_member(bot, message.chat.id, target_id):
         target_id = None  # only a member of the chat, as Telegram says, may run its game
     if target_id is None:
-        await message.answer(service.t(lang, "host.host_usage"))
+        await message.answer(t(lang, "host.host_usage"))
         return
     try:
         handed = await service.hand_over(game, target_id)
     except RuleError as error:  # the game ended meanwhile
-        await message.answer(service.t(lang, f"error.{error.code}"))
+        await message.answer(t(lang, f"error.{error.code}"))
         return
     if handed is None:
-        await message.answer(service.t(lang, "host.no_game"))
+        await message.answer(t(lang, "host.no_game"))
         return
     link = f'<a href="tg://user?id={target_id}">{escape(target_name)}</a>'
-    await message.answer(service.t(lang, "host.handed_over", host=link))
+    await message.answer(t(lang, "host.handed_over", host=link))
     # The panel goes to the new Host (none if they hold a seat).
     state = await service.state(game.game_id)
     if handed is not None and handed.status is GameStatus.RUNNING and state is not None:
@@ -398,35 +405,41 @@ async def hand_over(
 
 
 async def refuse(
-    message: Message, bot: Bot, service: GameService, lang: str, command: CommandObject
+    message: Message,
+    bot: Bot,
+    service: GameService,
+    t: Texts,
+    lang: str,
+    command: CommandObject,
 ) -> None:
     # Issue 25: a chat's administrator takes over a lobby someone else left open.
-    taken = await admin_takes_over(message, bot, service, lang)
+    taken = await admin_takes_over(message, bot, service, t, lang)
     if taken is not None:
         if command.command == "stop":
-            await stop(message, service, lang, taken)
+            await stop(message, service, t, lang, taken)
         elif command.command == "begin":
-            await begin(message, bot, service, lang, taken)
+            await begin(message, bot, service, t, lang, taken)
         return
     game = await service.active_game(message.chat.id)
-    await message.answer(service.t(lang, "host.only_host" if game else "host.no_game"))
+    await message.answer(t(lang, "host.only_host" if game else "host.no_game"))
 
 
 async def confirm_sanction(
     query: CallbackQuery,
     callback_data: SanctionCb,
     service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
 ) -> None:
-    game = await _hosted(query, service, lang, callback_data.game, Asked.SANCTION_DECISION)
+    game = await _hosted(query, service, t, lang, callback_data.game, Asked.SANCTION_DECISION)
     if game is None:
         return
     # The panel's picker, if the proposal came from it, is done either way.
     picked = service.panels.picking(game.game_id) is not None
     service.panels.pick(game.game_id, None)
     if not callback_data.penalty:
-        await query.answer(service.t(lang, "sanction.cancelled"))
+        await query.answer(t(lang, "sanction.cancelled"))
         await _settled(query, service, game.game_id)
         if picked:
             await _refresh_panel(service, game.game_id)
@@ -440,7 +453,7 @@ async def confirm_sanction(
     if known and state is not None and callback_data.given == state.sanctions_of(seat):
         penalty = await _ladder(game, state, seat, VCode(code), tournaments)
     if penalty is None or penalty.value != callback_data.penalty:
-        await query.answer(service.t(lang, "error.stale"), show_alert=True)
+        await query.answer(t(lang, "error.stale"), show_alert=True)
         await _settled(query, service, game.game_id)
         if picked:
             await _refresh_panel(service, game.game_id)
@@ -467,7 +480,7 @@ async def confirm_sanction(
         state, _ = await service.act(game.game_id, action, ask_the_judge if out else None)
     except (RuleError, LookupError) as error:
         code = error.code if isinstance(error, RuleError) else "game_finished"
-        await query.answer(service.t(lang, f"error.{code}"), show_alert=True)
+        await query.answer(t(lang, f"error.{code}"), show_alert=True)
         await _settled(query, service, game.game_id)
         if picked:
             await _refresh_panel(service, game.game_id)
@@ -491,6 +504,7 @@ async def panel_press(
     query: CallbackQuery,
     callback_data: PanelCb,
     service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
 ) -> None:
@@ -511,14 +525,14 @@ async def panel_press(
         # The table's "from their own panel": the press comes from the Host's private chat.
         or (Qualifier.FROM_THEIR_OWN_PANEL in verdict.qualifiers and chat != user_id)
     ):
-        await query.answer(service.t(lang, "host.only_host"), show_alert=True)
+        await query.answer(t(lang, "host.only_host"), show_alert=True)
         return
     state = await service.state(game.game_id)
     if game.status is not GameStatus.RUNNING or state is None or state.finished:
-        await query.answer(service.t(lang, "error.game_finished"), show_alert=True)
+        await query.answer(t(lang, "error.game_finished"), show_alert=True)
         return
     if Qualifier.WITHOUT_A_SEAT in verdict.qualifiers and state.seat_of(user_id) is not None:
-        await query.answer(service.t(lang, "panel.seated"), show_alert=True)
+        await query.answer(t(lang, "panel.seated"), show_alert=True)
         return
     do, seat, code = callback_data.do, callback_data.seat, callback_data.code
     step = callback_data.step  # the engine refuses the action at any other step
@@ -531,7 +545,7 @@ async def panel_press(
     if (
         do == "skip"
         and query.bot is not None
-        and await ask_to_skip_night(query.bot, service, game.game_id, lang)
+        and await ask_to_skip_night(query.bot, service, t, game.game_id, lang)
     ):
         await query.answer()
         return
@@ -541,7 +555,7 @@ async def panel_press(
                 chat_id=chat, message_id=query.message.message_id, reply_markup=None
             )
         if do == "keepnight":
-            await query.answer(service.t(lang, "host.night_kept"))
+            await query.answer(t(lang, "host.night_kept"))
             return
         do = "skip"
     if do in actions:
@@ -549,7 +563,7 @@ async def panel_press(
             await service.act(game.game_id, actions[do])
         except (RuleError, LookupError) as error:
             key = error.code if isinstance(error, RuleError) else "game_finished"
-            await query.answer(service.t(lang, f"error.{key}"), show_alert=True)
+            await query.answer(t(lang, f"error.{key}"), show_alert=True)
             await _refresh_panel(service, game.game_id)
             return
         await query.answer()
@@ -566,7 +580,7 @@ async def panel_press(
     elif do == "back":
         picking = None
     else:
-        await query.answer(service.t(lang, "error.stale"), show_alert=True)
+        await query.answer(t(lang, "error.stale"), show_alert=True)
         return
     service.panels.pick(game.game_id, picking)
     await _refresh_panel(service, game.game_id)
@@ -577,10 +591,11 @@ async def sign(
     query: CallbackQuery,
     callback_data: SignCb,
     service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
 ) -> None:
-    game = await _hosted(query, service, lang, callback_data.game, Asked.SIGN_SHEET)
+    game = await _hosted(query, service, t, lang, callback_data.game, Asked.SIGN_SHEET)
     if game is None:
         return
     # T3: only an ended game has a sheet; a forged press before the end is told so.
@@ -598,7 +613,7 @@ async def sign(
     ):
         refusal = "over.already_signed"
     if refusal is not None:
-        await query.answer(service.t(lang, refusal), show_alert=True)
+        await query.answer(t(lang, refusal), show_alert=True)
         return
     await query.answer()
     signed = await service.repos.games.get(game.game_id)

@@ -928,7 +928,7 @@ async def replace_player(
             if lobby is not None:
                 await service.repos.lobby.leave(lobby.game_id, out.user_id)
     if lobby is not None:
-        await refresh_lobby(service, lobby, bot)
+        await refresh_lobby(service, service.t, lobby, bot)
     await message.answer(
         service.t(lang, "replace.done", code=group.code, out=escape(out.nick), sub=escape(sub.nick))
     )
@@ -1020,7 +1020,7 @@ async def unregister(
     for group in await service.repos.tours.groups(tournament.tournament_id):
         game = await service.repos.games.get(group.game_id) if group.game_id else None
         if game is not None and game.status is GameStatus.LOBBY:
-            await refresh_lobby(service, game, bot)  # its roster may have lost them
+            await refresh_lobby(service, service.t, game, bot)  # its roster may have lost them
     key = "unregister.done" if deleted else "unregister.withdrawn"
     await message.answer(service.t(lang, key, nick=escape(player.nick)))
 

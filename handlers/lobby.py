@@ -30,7 +30,7 @@ from bot.tournament.natural import natural_key
 from bot.tournament.tables import table_number
 from bot.tournaments import TournamentService
 from bot.views.callbacks import PresenceCb
-from bot.views.i18n import clip, escape
+from bot.views.i18n import Texts, clip, escape
 from bot.views.render import Button
 from handlers.args import SEAT, Arg, takes
 from handlers.filters import IN_GROUP
@@ -60,7 +60,7 @@ async def missing_rights(bot: Bot, chat_id: int) -> list[str]:
     return [right for right in REQUIRED_RIGHTS if not getattr(member, right)]
 
 
-async def lobby_view(service: GameService, game: Game, bot: Bot) -> tuple[str, Button]:
+async def lobby_view(service: GameService, t: Texts, game: Game, bot: Bot) -> tuple[str, Button]:
     lang = await service.chat_lang(game.chat_id)
     players = await service.repos.lobby.players(game.game_id)
     group = await service.repos.tours.group_of_game(game.game_id)
@@ -74,7 +74,7 @@ async def lobby_view(service: GameService, game: Game, bot: Bot) -> tuple[str, B
             f"{'✅' if u in present else '⏳'} {escape(nicks.get(u, str(u)))}"
             for u in sorted(group.players, key=lambda u: natural_key(nicks.get(u, str(u))))
         )
-        text = service.t(
+        text = t(
             lang,
             "lobby.tournament",
             game=game.game_id,
@@ -83,11 +83,11 @@ async def lobby_view(service: GameService, game: Game, bot: Bot) -> tuple[str, B
             total=len(group.players),
             players=roster,
         )
-        return text, Button(service.t(lang, "button.present"), PresenceCb(game=game.game_id).pack())
+        return text, Button(t(lang, "button.present"), PresenceCb(game=game.game_id).pack())
     settings = await service.settings_of(game)
     host = await service.repos.users.get(game.host_user_id)
     names = "\n".join(f"{i}. {escape(p.nick)}" for i, p in enumerate(players, 1)) or "—"
-    text = service.t(
+    text = t(
         lang,
         "lobby.text",
         game=game.game_id,
@@ -98,13 +98,13 @@ async def lobby_view(service: GameService, game: Game, bot: Bot) -> tuple[str, B
         players=names,
     )
     if len(players) >= settings.max_players:
-        text += "\n\n" + service.t(lang, "lobby.full_note", max=settings.max_players)
+        text += "\n\n" + t(lang, "lobby.full_note", max=settings.max_players)
     me = await bot.me()
     link = f"https://t.me/{me.username}?start=join_{game.join_token}"
-    return text, Button(service.t(lang, "button.join"), url=link)
+    return text, Button(t(lang, "button.join"), url=link)
 
 
-async def refresh_lobby(service: GameService, game: Game, bot: Bot) -> None:
+async def refresh_lobby(service: GameService, t: Texts, game: Game, bot: Bot) -> None:
     """Edit the lobby post to show who is in now.
 
     A burst of joins shares edits: while one edit is on its way (an edit is cosmetic, so
@@ -125,7 +125,7 @@ async def refresh_lobby(service: GameService, game: Game, bot: Bot) -> None:
     try:
         while stale[game.game_id]:
             stale[game.game_id] = False
-            text, button = await lobby_view(service, game, bot)
+            text, button = await lobby_view(service, t, game, bot)
             post = Shown(game.chat_id, game.lobby_message_id, shown.get(game.game_id) or "")
             # An edit already made may have shown that change; a lobby post that was
             # deleted is not posted again (no harm: the lobby goes on).
@@ -136,10 +136,10 @@ async def refresh_lobby(service: GameService, game: Game, bot: Bot) -> None:
         del stale[game.game_id]
 
 
-async def repost_lobby(service: GameService, game: Game, bot: Bot) -> None:
+async def repost_lobby(service: GameService, t: Texts, game: Game, bot: Bot) -> None:
     """The lobby post stayed behind in a group that became a supergroup: it goes up
     there anew, with its Join button, and is the one edited from then on."""
-    text, button = await lobby_view(service, game, bot)
+    text, button = await lobby_view(service, t, game, bot)
     sent = await bot.send_message(game.chat_id, text, reply_markup=markup(((button,),)))
     service.lobby.shown[game.game_id] = text
     await service.repos.games.set_lobby_message(
@@ -154,7 +154,9 @@ def topic_of(message: Message) -> int | None:
     return message.message_thread_id if message.is_topic_message else None
 
 
-async def ask_host_to_start(bot: Bot, service: GameService, game: Game, lang: str) -> None:
+async def ask_host_to_start(
+    bot: Bot, service: GameService, t: Texts, game: Game, lang: str
+) -> None:
     """A Host who never pressed Start gets no panel and has night reports (V3) only in the
     group: ask them, with a button to the bot's private chat (issue 22 §1)."""
     if await service.reachable(game.host_user_id):
@@ -163,20 +165,25 @@ async def ask_host_to_start(bot: Bot, service: GameService, game: Game, lang: st
     link = f"https://t.me/{me.username}?start=host"
     await bot.send_message(
         game.chat_id,
-        service.t(lang, "lobby.host_start"),
+        t(lang, "lobby.host_start"),
         message_thread_id=game.thread_id,
-        reply_markup=markup(((Button(service.t(lang, "button.start"), url=link),),)),
+        reply_markup=markup(((Button(t(lang, "button.start"), url=link),),)),
     )
 
 
 async def newgame(
-    message: Message, bot: Bot, service: GameService, tournaments: TournamentService, lang: str
+    message: Message,
+    bot: Bot,
+    service: GameService,
+    t: Texts,
+    tournaments: TournamentService,
+    lang: str,
 ) -> None:
     assert message.from_user is not None
     missing = await missing_rights(bot, message.chat.id)
     if missing:
-        rights = service.t.listing(lang, [service.t(lang, f"rights.{r}") for r in missing])
-        await message.answer(service.t(lang, "lobby.missing_rights", rights=rights))
+        rights = t.listing(lang, [t(lang, f"rights.{r}") for r in missing])
+        await message.answer(t(lang, "lobby.missing_rights", rights=rights))
         return
     group = await tournaments.repos.tours.group_of_chat(message.chat.id)
     try:
@@ -191,7 +198,7 @@ async def newgame(
                 host=group.host_user_id,
             )
             if not may_any_at_tournament(TournamentAsked.NEW_GAME, positions).allowed:
-                await message.answer(service.t(lang, "host.only_host"))
+                await message.answer(t(lang, "host.only_host"))
                 return
             game = await tournaments.open_table(group, message.chat.id, topic_of(message))
         else:
@@ -199,11 +206,11 @@ async def newgame(
                 message.chat.id, message.from_user.id, topic_of(message)
             )
     except ActiveGameExistsError:
-        if await admin_takes_over(message, bot, service, lang) is None:
-            await message.answer(service.t(lang, "lobby.exists"))
+        if await admin_takes_over(message, bot, service, t, lang) is None:
+            await message.answer(t(lang, "lobby.exists"))
         return
-    await ask_host_to_start(bot, service, game, lang)
-    text, button = await lobby_view(service, game, bot)
+    await ask_host_to_start(bot, service, t, game, lang)
+    text, button = await lobby_view(service, t, game, bot)
     sent = await bot.send_message(
         message.chat.id,
         text,
@@ -226,7 +233,7 @@ async def is_admin(bot: Bot, chat_id: int, user_id: int) -> bool:
 
 
 async def admin_takes_over(
-    message: Message, bot: Bot, service: GameService, lang: str
+    message: Message, bot: Bot, service: GameService, t: Texts, lang: str
 ) -> Game | None:
     """A chat's administrator sent a Host's command (or /newgame) in a casual lobby that
     someone else opened: they become its Host, and the group is told (issue 25: any
@@ -250,26 +257,26 @@ async def admin_takes_over(
     if taken is None:
         return None
     admin = f'<a href="tg://user?id={user.id}">{escape(_name(user))}</a>'
-    await message.answer(service.t(lang, "lobby.taken_over", game=game.game_id, admin=admin))
-    await refresh_lobby(service, taken, bot)
+    await message.answer(t(lang, "lobby.taken_over", game=game.game_id, admin=admin))
+    await refresh_lobby(service, t, taken, bot)
     return taken
 
 
 @takes("lobby.kick_usage", Arg("number", SEAT))
 async def kick(
-    message: Message, bot: Bot, service: GameService, lang: str, game: Any, number: int
+    message: Message, bot: Bot, service: GameService, t: Texts, lang: str, game: Any, number: int
 ) -> None:
     """The Host's /kick N: the lobby's N-th player is out (one who never pressed Start
     and holds /begin up, say)."""
     if game.status is not GameStatus.LOBBY:
-        await message.answer(service.t(lang, "host.already_running"))
+        await message.answer(t(lang, "host.already_running"))
         return
     out = await service.kick(game, number)
     if out is None:
-        await message.answer(service.t(lang, "lobby.kick_usage"))
+        await message.answer(t(lang, "lobby.kick_usage"))
         return
-    await message.answer(service.t(lang, "lobby.kicked", number=number, nick=escape(out.nick)))
-    await refresh_lobby(service, game, bot)
+    await message.answer(t(lang, "lobby.kicked", number=number, nick=escape(out.nick)))
+    await refresh_lobby(service, t, game, bot)
 
 
 def _name(user: User) -> str:
@@ -301,24 +308,27 @@ async def out_of_tournament(
 
 
 async def answer_seating(
-    message: Message, service: GameService, lang: str, game: Game, outcome: JoinOutcome
+    message: Message, service: GameService, t: Texts, lang: str, game: Game, outcome: JoinOutcome
 ) -> None:
     """Tell the person what became of their request for a seat (in the chat they asked in)."""
     if outcome.elsewhere is not None:
         where = outcome.elsewhere
         chat = await service.repos.chats.get(where.chat_id)
         title = escape(chat.title or "") if chat else ""
-        await message.answer(service.t(lang, "lobby.elsewhere", title=title, game=where.game_id))
+        await message.answer(t(lang, "lobby.elsewhere", title=title, game=where.game_id))
         return
     chat = await service.repos.chats.get(game.chat_id)
     title = escape(chat.title or "") if chat else ""
-    await message.answer(
-        service.t(lang, f"lobby.{outcome.seating.value}", title=title, game=game.game_id)
-    )
+    await message.answer(t(lang, f"lobby.{outcome.seating.value}", title=title, game=game.game_id))
 
 
 async def join_from_private(
-    message: Message, token: str, service: GameService, tournaments: TournamentService, lang: str
+    message: Message,
+    token: str,
+    service: GameService,
+    t: Texts,
+    tournaments: TournamentService,
+    lang: str,
 ) -> None:
     """The Join deep link lands here: the player has pressed Start, so we can write to them.
 
@@ -328,57 +338,62 @@ async def join_from_private(
     assert message.from_user is not None and message.bot is not None
     game = await service.repos.games.by_join_token(token)
     if game is None or game.status is not GameStatus.LOBBY:
-        await message.answer(service.t(lang, "lobby.closed"))
+        await message.answer(t(lang, "lobby.closed"))
         return
     if not await is_member(message.bot, game.chat_id, message.from_user.id):
         chat = await service.repos.chats.get(game.chat_id)
         title = escape(chat.title or "") if chat else ""
-        await message.answer(service.t(lang, "lobby.not_member", title=title))
+        await message.answer(t(lang, "lobby.not_member", title=title))
         return
     out = await out_of_tournament(service, tournaments, game, message.from_user.id)
     if out is not None:
-        await message.answer(service.t(lang, out))
+        await message.answer(t(lang, out))
         return
     outcome = await service.join(game, message.from_user.id, _name(message.from_user))
-    await answer_seating(message, service, lang, game, outcome)
+    await answer_seating(message, service, t, lang, game, outcome)
     if outcome.joined:
-        await refresh_lobby(service, game, message.bot)  # the player hears first
+        await refresh_lobby(service, t, game, message.bot)  # the player hears first
     await service.retry_waiting_begins(message.from_user.id)
 
 
 async def join_in_group(
-    message: Message, bot: Bot, service: GameService, tournaments: TournamentService, lang: str
+    message: Message,
+    bot: Bot,
+    service: GameService,
+    t: Texts,
+    tournaments: TournamentService,
+    lang: str,
 ) -> None:
     assert message.from_user is not None
     game = await service.active_game(message.chat.id)
     if game is None or game.status is not GameStatus.LOBBY:
-        await message.answer(service.t(lang, "lobby.none"))
+        await message.answer(t(lang, "lobby.none"))
         return
     if message.from_user.is_bot or message.sender_chat is not None:
         # An anonymous admin or a channel speaks as a bot: no person to seat.
-        await message.answer(service.t(lang, "lobby.cannot_join"))
+        await message.answer(t(lang, "lobby.cannot_join"))
         return
     out = await out_of_tournament(service, tournaments, game, message.from_user.id)
     if out is not None:
-        await message.answer(service.t(lang, out))  # RULES V, T5: out means out
+        await message.answer(t(lang, out))  # RULES V, T5: out means out
         return
     outcome = await service.join(game, message.from_user.id, _name(message.from_user))
     if outcome.joined:
-        await refresh_lobby(service, game, bot)
+        await refresh_lobby(service, t, game, bot)
     else:  # why not, said plainly: full, already in, off the roster, seated elsewhere
-        await answer_seating(message, service, lang, game, outcome)
+        await answer_seating(message, service, t, lang, game, outcome)
 
 
-async def leave(message: Message, bot: Bot, service: GameService, lang: str) -> None:
+async def leave(message: Message, bot: Bot, service: GameService, t: Texts, lang: str) -> None:
     assert message.from_user is not None
     game = await service.active_game(message.chat.id)
     if game is None or game.status is not GameStatus.LOBBY:
-        await message.answer(service.t(lang, "lobby.none"))
+        await message.answer(t(lang, "lobby.none"))
         return
     if await service.leave(game, message.from_user.id):
-        await refresh_lobby(service, game, bot)
+        await refresh_lobby(service, t, game, bot)
     else:
-        await message.answer(service.t(lang, "lobby.not_in"))
+        await message.answer(t(lang, "lobby.not_in"))
 
 
 async def present(
@@ -386,6 +401,7 @@ async def present(
     callback_data: PresenceCb,
     bot: Bot,
     service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
 ) -> None:
@@ -393,16 +409,16 @@ async def present(
     game = await service.repos.games.get(callback_data.game)
     group = await service.repos.tours.group_of_game(callback_data.game)
     if game is None or group is None or game.status is not GameStatus.LOBBY:
-        await query.answer(service.t(lang, "lobby.closed"), show_alert=True)
+        await query.answer(t(lang, "lobby.closed"), show_alert=True)
         return
     # Out of the tournament (RULES V, T5): never seated, whatever the roster says, and
     # told why, before the roster (which an out player has left) is even looked at.
     out = await out_of_tournament(service, tournaments, game, query.from_user.id)
     if out is not None:
-        await query.answer(service.t(lang, out), show_alert=True)
+        await query.answer(t(lang, out), show_alert=True)
         return
     if query.from_user.id not in group.players:
-        await query.answer(service.t(lang, "lobby.not_on_roster"), show_alert=True)
+        await query.answer(t(lang, "lobby.not_on_roster"), show_alert=True)
         return
     nick = next(
         (
@@ -414,16 +430,16 @@ async def present(
     )
     outcome = await service.join(game, query.from_user.id, nick)
     if outcome.joined:
-        await refresh_lobby(service, game, bot)
-        await query.answer(service.t(lang, "lobby.present"))
+        await refresh_lobby(service, t, game, bot)
+        await query.answer(t(lang, "lobby.present"))
     elif outcome.elsewhere is not None:
         chat = await service.repos.chats.get(outcome.elsewhere.chat_id)
         # An alert is plain text (no escaping) of at most 200 characters: a long title is cut.
         title = clip(chat.title or "", TITLE_IN_ALERT) if chat else ""
-        text = service.t(lang, "lobby.elsewhere", title=title, game=outcome.elsewhere.game_id)
+        text = t(lang, "lobby.elsewhere", title=title, game=outcome.elsewhere.game_id)
         await query.answer(text, show_alert=True)
     else:
-        await query.answer(service.t(lang, "lobby.already_present"))
+        await query.answer(t(lang, "lobby.already_present"))
     await service.retry_waiting_begins(query.from_user.id)
 
 

@@ -26,6 +26,7 @@ from bot.delivery.throttle import REMEMBERED, RIGHTS_KEPT, CommandBudgets
 from bot.lru import LRU
 from bot.services.game import CURRENT_UPDATE, GameService
 from bot.services.inbox import CURRENT_TURN, ChatOrder
+from bot.views.i18n import Texts
 from handlers.args import SERVICE_ACCOUNT_ID
 from storage.chats import ChatType
 
@@ -61,7 +62,8 @@ class KnowTheSender(BaseMiddleware):
         elif user is not None:
             data["lang"] = await service.user_lang(user.id, user.language_code)
         else:
-            data["lang"] = service.t.default
+            t: Texts = data["t"]
+            data["lang"] = t.default
         return await handler(event, data)
 
 
@@ -100,6 +102,7 @@ class NothingOnBehalfOfAChat(BaseMiddleware):
         if event.chat.type == "private" or not said.startswith("/"):
             return await handler(event, data)  # speech: the guard's, as anyone's
         service: GameService = data["service"]
+        t: Texts = data["t"]
         bot: Bot = data["bot"]
         if await service.running_in_chat(event.chat.id) is not None:
             try:
@@ -116,7 +119,7 @@ class NothingOnBehalfOfAChat(BaseMiddleware):
         thread = event.message_thread_id if event.is_topic_message else None
         with contextlib.suppress(TelegramBadRequest, TelegramForbiddenError):
             await bot.send_message(
-                event.chat.id, service.t(data["lang"], "common.on_behalf"), message_thread_id=thread
+                event.chat.id, t(data["lang"], "common.on_behalf"), message_thread_id=thread
             )
         return None
 

@@ -11,7 +11,7 @@ from bot.rules.roles import Role
 from bot.rules.state import GameState
 from bot.services.game import GameService
 from bot.views.callbacks import NightCb
-from bot.views.i18n import escape
+from bot.views.i18n import Texts, escape
 from bot.views.render import Post, named
 from handlers.buttons import press
 from handlers.filters import IN_PRIVATE, Is
@@ -19,7 +19,7 @@ from handlers.guard import is_speech, not_a_command
 
 
 async def night_button(
-    query: CallbackQuery, callback_data: NightCb, service: GameService, lang: str
+    query: CallbackQuery, callback_data: NightCb, service: GameService, t: Texts, lang: str
 ) -> None:
     target = callback_data.target
 
@@ -29,7 +29,7 @@ async def night_button(
         return Kill(seat, target)  # the core refuses anyone who is not a living mafioso
 
     before = await service.state(callback_data.game)
-    state = await press(query, callback_data.game, callback_data.step, service, lang, build)
+    state = await press(query, callback_data.game, callback_data.step, service, t, lang, build)
     if state is None or before is None:
         return
     seat = before.seat_of(query.from_user.id)
@@ -39,11 +39,11 @@ async def night_button(
         else ("night.kill.accepted")
     )
     # A callback answer is plain text: the nick goes in as it is, not escaped for HTML.
-    who = named(state, target, service.t, lang, html=False)
-    await query.answer(service.t(lang, key, player=who, target=who))
+    who = named(state, target, t, lang, html=False)
+    await query.answer(t(lang, key, player=who, target=who))
 
 
-async def relay(message: Message, service: GameService, lang: str) -> None:
+async def relay(message: Message, service: GameService, t: Texts, lang: str) -> None:
     """N1, N3: what a living mafioso writes to the bot at night goes to the other mafiosi."""
     assert message.from_user is not None and message.text is not None
     for game, state in await service.games_of_user(message.from_user.id):
@@ -51,7 +51,7 @@ async def relay(message: Message, service: GameService, lang: str) -> None:
         if seat is None or not state.is_alive(seat) or state.roles[seat] is not Role.MAFIA:
             continue
         if state.phase not in (Phase.ACQUAINTANCE, Phase.NIGHT) or state.paused:
-            await message.answer(service.t(lang, "night.relay.closed"))
+            await message.answer(t(lang, "night.relay.closed"))
             return
         posts = []
         for partner in state.living_mafia():
@@ -62,15 +62,15 @@ async def relay(message: Message, service: GameService, lang: str) -> None:
             # Whole, however long: with its prefix a text may pass Telegram's limit, and
             # then goes out as two messages (bot.delivery.longtext).
             said = escape(message.text)
-            by = named(state, seat, service.t, partner_lang)
-            text = service.t(partner_lang, "night.relay", by=by, text=said)
+            by = named(state, seat, t, partner_lang)
+            text = t(partner_lang, "night.relay", by=by, text=said)
             posts.append(Post(user_id, text, protect=True))
         await service.sender.deliver(game.game_id, posts)
         return
-    await message.answer(service.t(lang, "common.private_hint"))
+    await message.answer(t(lang, "common.private_hint"))
 
 
-async def not_relayed(message: Message, service: GameService, lang: str) -> None:
+async def not_relayed(message: Message, service: GameService, t: Texts, lang: str) -> None:
     """N1, N3: the relay passes text only. A photo, a voice note or anything else a
     living mafioso sends at night reaches nobody (a partner's screen shows what the bot
     says, protected, and a night's talk is words): they are told so, and to write."""
@@ -80,11 +80,11 @@ async def not_relayed(message: Message, service: GameService, lang: str) -> None
         if seat is None or not state.is_alive(seat) or state.roles[seat] is not Role.MAFIA:
             continue
         if state.phase not in (Phase.ACQUAINTANCE, Phase.NIGHT) or state.paused:
-            await message.answer(service.t(lang, "night.relay.closed"))
+            await message.answer(t(lang, "night.relay.closed"))
         else:
-            await message.answer(service.t(lang, "night.relay.text_only"))
+            await message.answer(t(lang, "night.relay.text_only"))
         return
-    await message.answer(service.t(lang, "common.private_hint"))
+    await message.answer(t(lang, "common.private_hint"))
 
 
 def make_router() -> Router:

@@ -27,7 +27,7 @@ from bot.rules.actions import Pause, Resume, Stop
 from bot.rules.errors import RuleError
 from bot.services.game import GameService
 from bot.views.callbacks import AwayCb
-from bot.views.i18n import escape
+from bot.views.i18n import Texts, escape
 from bot.views.render import Button
 from handlers.filters import IN_GROUP, Is
 
@@ -41,17 +41,27 @@ class Presence:
         # message tell the same departure twice.
         self.told_left: LRU[tuple[int, int], bool] = LRU(TOLD_KEPT)
 
-    async def member_left(self, update: ChatMemberUpdated, bot: Bot, service: GameService) -> None:
+    async def member_left(
+        self, update: ChatMemberUpdated, bot: Bot, service: GameService, t: Texts
+    ) -> None:
         await self._left(update.chat.id, update.chat.title, update.new_chat_member.user, bot,
-                         service)  # fmt: skip
+                         service, t)  # fmt: skip
 
-    async def left_message(self, message: Message, bot: Bot, service: GameService) -> None:
+    async def left_message(
+        self, message: Message, bot: Bot, service: GameService, t: Texts
+    ) -> None:
         if message.left_chat_member is not None:
             await self._left(message.chat.id, message.chat.title, message.left_chat_member, bot,
-                             service)  # fmt: skip
+                             service, t)  # fmt: skip
 
     async def _left(
-        self, chat_id: int, title: str | None, person: User, bot: Bot, service: GameService
+        self,
+        chat_id: int,
+        title: str | None,
+        person: User,
+        bot: Bot,
+        service: GameService,
+        t: Texts,
     ) -> None:
         """A seated player left the group mid-game: the Host hears it, and how to go on."""
         running = await service.running_in_chat(chat_id)
@@ -66,7 +76,7 @@ class Presence:
         self.told_left[(game.game_id, person.id)] = True
         lang = await service.user_lang(game.host_user_id)
         key = "presence.player_left_tournament" if game.tournament_id else "presence.player_left"
-        text = service.t(
+        text = t(
             lang,
             key,
             seat=seat,
@@ -76,7 +86,9 @@ class Presence:
         )
         await _tell(bot, game.host_user_id, text, None)
 
-    async def removed(self, update: ChatMemberUpdated, bot: Bot, service: GameService) -> None:
+    async def removed(
+        self, update: ChatMemberUpdated, bot: Bot, service: GameService, t: Texts
+    ) -> None:
         running = await service.running_in_chat(update.chat.id)
         if running is None:
             return
@@ -90,13 +102,13 @@ class Presence:
         log.warning("game %d: the bot was removed from chat %d; paused", game.game_id,
                     update.chat.id)  # fmt: skip
         lang = await service.user_lang(game.host_user_id)
-        text = service.t(
-            lang, "presence.removed", title=escape(update.chat.title or ""), game=game.game_id
-        )
-        button = Button(service.t(lang, "presence.stop"), callback=AwayCb(game=game.game_id).pack())
+        text = t(lang, "presence.removed", title=escape(update.chat.title or ""), game=game.game_id)
+        button = Button(t(lang, "presence.stop"), callback=AwayCb(game=game.game_id).pack())
         await _tell(bot, game.host_user_id, text, markup(((button,),)))
 
-    async def back(self, update: ChatMemberUpdated, bot: Bot, service: GameService) -> None:
+    async def back(
+        self, update: ChatMemberUpdated, bot: Bot, service: GameService, t: Texts
+    ) -> None:
         running = await service.running_in_chat(update.chat.id)
         if running is None:
             return
@@ -112,25 +124,30 @@ class Presence:
         await service.repos.chats.set_paused_away(game.chat_id, None)
         lang = await service.user_lang(game.host_user_id)
         key = "presence.back" if resumed else "presence.back_paused"
-        text = service.t(lang, key, title=escape(update.chat.title or ""), game=game.game_id)
+        text = t(lang, key, title=escape(update.chat.title or ""), game=game.game_id)
         await _tell(bot, game.host_user_id, text, None)
 
     async def stop(
-        self, query: CallbackQuery, callback_data: AwayCb, service: GameService, lang: str
+        self,
+        query: CallbackQuery,
+        callback_data: AwayCb,
+        service: GameService,
+        t: Texts,
+        lang: str,
     ) -> None:
         """Only the stored game's Host, from their own private chat."""
         game = await service.repos.games.get(callback_data.game)
         chat = query.message.chat.id if query.message is not None else None
         if game is None or game.host_user_id != query.from_user.id or chat != query.from_user.id:
-            await query.answer(service.t(lang, "host.only_host"), show_alert=True)
+            await query.answer(t(lang, "host.only_host"), show_alert=True)
             return
         try:
             await service.act(game.game_id, Stop())
         except (RuleError, LookupError):
-            await query.answer(service.t(lang, "error.game_finished"), show_alert=True)
+            await query.answer(t(lang, "error.game_finished"), show_alert=True)
             return
         await service.repos.chats.set_paused_away(game.chat_id, None)
-        await query.answer(service.t(lang, "presence.stopped", game=game.game_id), show_alert=True)
+        await query.answer(t(lang, "presence.stopped", game=game.game_id), show_alert=True)
 
 
 async def _tell(bot: Bot, user_id: int, text: str, keyboard: InlineKeyboardMarkup | None) -> None:

@@ -18,6 +18,7 @@ from aiogram.types import Chat, Message, TelegramObject
 from bot.delivery.throttle import REMEMBERED
 from bot.lru import LRU
 from bot.services.game import GameService
+from bot.views.i18n import Texts
 from handlers.commands import PRIVATE_ONLY
 from handlers.guard import is_command, is_speech
 from handlers.lobby import topic_of
@@ -100,5 +101,6 @@ class GameTopic(BaseMiddleware):
         where = "topic" if game.thread_id is not None else "general"
         kind = "newgame" if name == "newgame" else "elsewhere"
         link = topic_link(event.chat, game.thread_id)
-        await event.answer(service.t(lang, f"topics.{kind}_{where}", game=game.game_id, link=link))
+        t: Texts = data["t"]
+        await event.answer(t(lang, f"topics.{kind}_{where}", game=game.game_id, link=link))
         return None
