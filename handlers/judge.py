@@ -23,13 +23,13 @@ from aiogram.types import (
 
 from bot.rules.roles import Role, Side
 from bot.services.game import GameService
+from bot.services.judge import TablesUnfinished, TournamentError, TournamentService, words_of
 from bot.tournament.natural import natural_key
 from bot.tournament.scoring import format_tenths
 from bot.tournament.standings import StandingsRow, top_three
 from bot.tournament.stats import PlayerStats, Tally
 from bot.tournament.tables import table_number
 from bot.tournament.tours import TableState, begun, unfinished
-from bot.tournaments import TablesUnfinished, TournamentError, TournamentService, words_of
 from bot.views.callbacks import BanCb
 from bot.views.i18n import escape
 from bot.views.render import Post
@@ -607,7 +607,7 @@ async def sheet(
         return
     text, page = tournaments.sheet_views(doc, lang)
     await message.answer(text)
-    await bot.send_document(message.chat.id, page)
+    await bot.send_document(message.chat.id, page.as_file())
 
 
 @takes(
@@ -904,29 +904,10 @@ async def replace_player(
         await tournaments.check_substitute(group, sub)
         if out.user_id not in group.players or sub.user_id in group.players:
             raise TournamentError("replace.usage")
-        game = await service.repos.games.get(group.game_id) if group.game_id is not None else None
-        if game is not None and game.status in (GameStatus.RUNNING, GameStatus.OVER):
-            # Dealt: the seats and roles are the protocol's (S1, S3, T3). Whoever drops out
-            # of a running game is the Host's to /remove; the sheet keeps the table as dealt.
-            raise TournamentError("replace.begun", code=group.code, game=game.game_id)
+        lobby = await tournaments.replace(group, out.user_id, sub.user_id)
     except TournamentError as error:
         await _refuse(message, service, lang, error)
         return
-    lobby = game if game is not None and game.status is GameStatus.LOBBY else None
-    # The roster and the lobby change together: the missing player is never left waiting
-    # at a table whose roster no longer names them.
-    held = service.lock(lobby.game_id) if lobby else contextlib.nullcontext()
-    async with held:
-        if lobby is not None:
-            current = await service.repos.games.get(lobby.game_id)
-            if current is None or current.status is not GameStatus.LOBBY:  # dealt meanwhile
-                dealt = TournamentError("replace.begun", code=group.code, game=lobby.game_id)
-                await _refuse(message, service, lang, dealt)
-                return
-        async with service.repos.database.transaction():
-            await service.repos.tours.replace_player(group.code, out.user_id, sub.user_id)
-            if lobby is not None:
-                await service.repos.lobby.leave(lobby.game_id, out.user_id)
     if lobby is not None:
         await refresh_lobby(service, lobby, bot)
     await message.answer(
