@@ -16,9 +16,7 @@ from bot.views.callbacks import BanCb
 from bot.views.i18n import escape
 from bot.views.render import Button, Post, named
 from storage.games import Game
-from storage.tournaments import (
-    PlayerStatus,
-)
+from storage.tournaments import PlayerStatus
 from storage.users import BanRequest
 
 log = logging.getLogger(__name__)

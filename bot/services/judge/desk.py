@@ -24,10 +24,7 @@ from bot.views.i18n import escape
 from bot.views.render import Post
 from bot.views.settings import change_lines
 from storage.games import GameStatus
-from storage.tournaments import (
-    Tournament,
-    TournamentStatus,
-)
+from storage.tournaments import Tournament, TournamentStatus
 
 log = logging.getLogger(__name__)
 

@@ -13,12 +13,7 @@ from bot.tournament.natural import natural_key
 from bot.views.i18n import escape
 from bot.views.render import Post
 from storage.nicks import clean_nick, looks_like, nick_key
-from storage.tournaments import (
-    PlayerStatus,
-    Tournament,
-    TournamentPlayer,
-    TournamentStatus,
-)
+from storage.tournaments import PlayerStatus, Tournament, TournamentPlayer, TournamentStatus
 
 log = logging.getLogger(__name__)
 

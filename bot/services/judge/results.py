@@ -14,23 +14,14 @@ from bot.services.judge.desk import Desk
 from bot.services.judge.refusals import TablesUnfinished, TournamentError
 from bot.services.judge.seating import Seating
 from bot.services.judge.sheets import Sheets
-from bot.tournament.settings import (
-    TournamentSettings,
-    parse_tie_break,
-)
+from bot.tournament.settings import TournamentSettings, parse_tie_break
 from bot.tournament.standings import Adjustment, StandingsRow, sheets_csv, standings, standings_csv
 from bot.tournament.stats import PlayerStats, everyone, player_stats, scored_rows, stats_csv
 from bot.tournament.tiebreak import break_ties, records
-from bot.tournament.tours import (
-    unfinished,
-)
+from bot.tournament.tours import unfinished
 from bot.views.i18n import escape
 from storage.games import GameStatus
-from storage.tournaments import (
-    Tournament,
-    TournamentLot,
-    TournamentStatus,
-)
+from storage.tournaments import Tournament, TournamentLot, TournamentStatus
 
 log = logging.getLogger(__name__)
 

@@ -18,9 +18,7 @@ from bot.tournament.tables import table_number
 from bot.views.i18n import escape
 from bot.views.render import Post
 from storage.games import Game, GameStatus
-from storage.tournaments import (
-    TournamentPlayer,
-)
+from storage.tournaments import TournamentPlayer
 from storage.tours import TourGroup
 
 log = logging.getLogger(__name__)

@@ -13,21 +13,10 @@ from bot.services.judge.refusals import TablesUnfinished, TournamentError
 from bot.services.judge.roster import Roster
 from bot.tournament.groups import Split, split
 from bot.tournament.tables import table_code, table_number
-from bot.tournament.tours import (
-    Table,
-    TableState,
-    begun,
-    redraw_seed,
-    table_state,
-    unfinished,
-)
+from bot.tournament.tours import Table, TableState, begun, redraw_seed, table_state, unfinished
 from bot.views.i18n import escape
 from bot.views.render import Post
-from storage.tournaments import (
-    Tournament,
-    TournamentLot,
-    TournamentStatus,
-)
+from storage.tournaments import Tournament, TournamentLot, TournamentStatus
 from storage.tours import TourGroup
 
 log = logging.getLogger(__name__)

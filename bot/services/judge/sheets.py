@@ -20,12 +20,8 @@ from bot.tournament.protocol_sheet import (
     scheme_change,
 )
 from bot.tournament.scoring import Scheme, win_tenths
-from bot.tournament.settings import (
-    TournamentSettings,
-)
-from bot.tournament.tours import (
-    absent,
-)
+from bot.tournament.settings import TournamentSettings
+from bot.tournament.tours import absent
 from bot.views.render import Post
 from bot.views.sheet import sheet_html, sheet_message
 from storage.games import Game, GameStatus
