@@ -4,7 +4,6 @@ Host's V4 ban the Judge confirms or declines, and the Judge's /unban."""
 from __future__ import annotations
 
 import json
-import logging
 
 from bot.rules.codec import to_json
 from bot.rules.sanctions import Penalty, disqualifies
@@ -19,10 +18,10 @@ from storage.games import Game
 from storage.tournaments import PlayerStatus
 from storage.users import BanRequest
 
-log = logging.getLogger(__name__)
-
 
 class OutOfTournament:
+    """Who is out and why, read from the protocol, the players' status and the bans."""
+
     def __init__(self, desk: Desk) -> None:
         self.desk = desk
         self.games = desk.games

@@ -4,7 +4,6 @@ tables a player leaves)."""
 
 from __future__ import annotations
 
-import logging
 from dataclasses import fields, replace
 from typing import Any
 
@@ -26,13 +25,13 @@ from bot.views.settings import change_lines
 from storage.games import GameStatus
 from storage.tournaments import Tournament, TournamentStatus
 
-log = logging.getLogger(__name__)
-
 # Tournaments one person may have open at once, unless `[access]` says otherwise.
 OPEN_TOURNAMENTS = 3
 
 
 class Desk:
+    """What every part asks: the allow-list, the tournament a Judge means, its settings."""
+
     def __init__(
         self,
         games: GameService,

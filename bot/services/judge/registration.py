@@ -3,7 +3,6 @@ Judge's command (T1, T5)."""
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Callable
 
@@ -15,10 +14,10 @@ from bot.views.render import Post
 from storage.nicks import clean_nick, looks_like, nick_key
 from storage.tournaments import PlayerStatus, Tournament, TournamentPlayer, TournamentStatus
 
-log = logging.getLogger(__name__)
-
 
 class Registration:
+    """The players' side of the desk: joining, nicks, leaving."""
+
     def __init__(self, desk: Desk) -> None:
         self.desk = desk
         self.games = desk.games

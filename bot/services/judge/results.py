@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import logging
 from collections import Counter
 
 from bot.rules.protocol import entry_from_json, public_entries
@@ -23,10 +22,10 @@ from bot.views.i18n import escape
 from storage.games import GameStatus
 from storage.tournaments import Tournament, TournamentLot, TournamentStatus
 
-log = logging.getLogger(__name__)
-
 
 class Results:
+    """What the sheets add up to, read from `sheets`, `out` and the tables of `seating`."""
+
     def __init__(self, desk: Desk, out: OutOfTournament, sheets: Sheets, seating: Seating) -> None:
         self.desk = desk
         self.out = out

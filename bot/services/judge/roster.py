@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 from dataclasses import replace
 
 from bot.delivery.papers import revoke_invite
@@ -21,10 +20,10 @@ from storage.games import Game, GameStatus
 from storage.tournaments import TournamentPlayer
 from storage.tours import TourGroup
 
-log = logging.getLogger(__name__)
-
 
 class Roster:
+    """One table's people and chat; it asks `out` before seating a substitute."""
+
     def __init__(self, desk: Desk, out: OutOfTournament) -> None:
         self.desk = desk
         self.out = out

@@ -4,7 +4,6 @@ tour, the tournament's lot (T5, S3), and the tables as the Judge sees them."""
 from __future__ import annotations
 
 import asyncio
-import logging
 
 from bot.rules.draws import commitment
 from bot.services.judge.bans import OutOfTournament
@@ -19,10 +18,10 @@ from bot.views.render import Post
 from storage.tournaments import Tournament, TournamentLot, TournamentStatus
 from storage.tours import TourGroup
 
-log = logging.getLogger(__name__)
-
 
 class Seating:
+    """The tours: `out` keeps who may not be seated, `roster` takes a void tour's links back."""
+
     def __init__(self, desk: Desk, out: OutOfTournament, roster: Roster) -> None:
         self.desk = desk
         self.out = out

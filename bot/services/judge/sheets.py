@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 
 
 class Sheets:
+    """The signed sheets and who may read them; the results score what it hands them."""
+
     def __init__(self, desk: Desk) -> None:
         self.desk = desk
         self.games = desk.games
