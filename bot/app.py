@@ -38,7 +38,7 @@ from bot.rules.settings import GameSettings
 from bot.services.clock import Clock, Timers
 from bot.services.game import GameService
 from bot.services.game.common import LOBBY_IDLE_SECONDS
-from bot.tournaments import OPEN_TOURNAMENTS, TournamentService
+from bot.services.judge import OPEN_TOURNAMENTS, TournamentService
 from bot.views.i18n import LANGUAGES, Texts
 from bot.web.page import PageLinks, TournamentPages, serve_pages
 from handlers import get_routers

@@ -13,7 +13,7 @@ from bot import __version__
 from bot.rules.codec import from_json
 from bot.rules.settings import GameSettings
 from bot.services.game import GameService
-from bot.tournaments import TournamentService
+from bot.services.judge import TournamentService
 from bot.views.i18n import LANGUAGES, Texts, escape
 from bot.views.render import named
 from bot.views.settings import game_rule_values

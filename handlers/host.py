@@ -22,8 +22,8 @@ from bot.rules.events import Phase
 from bot.rules.sanctions import Penalty, VCode, disqualifies
 from bot.rules.state import GameState
 from bot.services.game import GameService, log_game
+from bot.services.judge import TournamentService
 from bot.tournament.record import tournament_penalty
-from bot.tournaments import TournamentService
 from bot.views.callbacks import PanelCb, SanctionCb, SignCb, WarnCb
 from bot.views.i18n import Texts, escape
 from bot.views.panel import EXTEND_SECONDS, Picking

@@ -21,6 +21,7 @@ from bot.delivery.sender import markup
 from bot.delivery.slot import Shown, put
 from bot.rules.access import Asked, Qualifier, may_any, positions_of
 from bot.services.game import GameService, JoinOutcome
+from bot.services.judge import TournamentService
 from bot.tournament.access import (
     TournamentAsked,
     may_any_at_tournament,
@@ -28,7 +29,6 @@ from bot.tournament.access import (
 )
 from bot.tournament.natural import natural_key
 from bot.tournament.tables import table_number
-from bot.tournaments import TournamentService
 from bot.views.callbacks import PresenceCb
 from bot.views.i18n import Texts, clip, escape
 from bot.views.render import Button

@@ -159,6 +159,24 @@ class TournamentRepository:
         )
         return [_tournament(row) for row in rows]
 
+    async def current_of_player(self, user_id: int) -> Tournament | None:
+        """The tournament the user is registered in that their commands mean: a running
+        one first, then the newest."""
+        row = await self._db.fetch_one(
+            "SELECT t.* FROM tournament_players p JOIN tournaments t "
+            "USING (tournament_id) WHERE p.user_id = ? "
+            "ORDER BY t.status = 'finished', t.tournament_id DESC LIMIT 1",
+            (user_id,),
+        )
+        return None if row is None else _tournament(row)
+
+    async def ids_of_player(self, user_id: int) -> list[int]:
+        """The ids of the tournaments the user is registered in (/nick changes each)."""
+        rows = await self._db.fetch_all(
+            "SELECT tournament_id FROM tournament_players WHERE user_id = ?", (user_id,)
+        )
+        return [row["tournament_id"] for row in rows]
+
     async def set_settings(self, tournament_id: int, settings_json: str) -> None:
         """Replace the tournament's scheme (whether it may still change is the service's rule)."""
         changed = await self._db.execute(

@@ -212,6 +212,27 @@ class BanRequestRepository:
         )
         return None if row is None else _request(row)
 
+    async def declined(self, tournament_id: int) -> set[tuple[int, int]]:
+        """The (game, player) pairs whose V4 ban the tournament's Judge declined: removed
+        from that game only."""
+        rows = await self._db.fetch_all(
+            "SELECT game_id, user_id FROM ban_requests "
+            "WHERE tournament_id = ? AND status = 'declined'",
+            (tournament_id,),
+        )
+        return {(row["game_id"], row["user_id"]) for row in rows}
+
+    async def confirmed_by(self, user_id: int) -> list[tuple[int, str]]:
+        """Who confirmed a ban of the user: each (Judge, tournament name) once, oldest
+        tournament first."""
+        rows = await self._db.fetch_all(
+            "SELECT DISTINCT t.judge_user_id, t.name FROM ban_requests r "
+            "JOIN tournaments t USING (tournament_id) "
+            "WHERE r.user_id = ? AND r.status = 'confirmed' ORDER BY t.tournament_id",
+            (user_id,),
+        )
+        return [(row["judge_user_id"], row["name"]) for row in rows]
+
     async def decide(self, request_id: int, *, confirm: bool, now: float) -> BanRequest | None:
         """Confirm (and ban) or decline a pending request, all or nothing; None if it was
         decided already (a second press)."""

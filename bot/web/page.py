@@ -35,10 +35,10 @@ from bot.lru import LRU
 from bot.rules.events import Phase
 from bot.rules.sanctions import Penalty
 from bot.services.game import GameService
+from bot.services.judge import TournamentService
 from bot.tournament.natural import natural_key
 from bot.tournament.scoring import format_tenths
 from bot.tournament.standings import StandingsRow
-from bot.tournaments import TournamentService
 from bot.views.i18n import LANGUAGES, Texts
 from bot.views.render import _clock_time, _zone_name
 from bot.web.httpguard import HEADER_SECONDS, AddressLimit

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.cli.demo import open_table
-from bot.tournaments import OPEN_TOURNAMENTS, TournamentError
+from bot.services.judge import OPEN_TOURNAMENTS, TournamentError
 from storage.chats import ChatType
 from storage.tournaments import TournamentStatus
 from tests.e2e.test_tournament import INVITE, REGISTRATION, say
