@@ -22,6 +22,7 @@ from bot.rules.events import (
     DayStarted,
     GameOver,
     GameStarted,
+    HostChanged,
     NightStarted,
     PlayerLeft,
     SanctionGiven,
@@ -84,6 +85,15 @@ class ProtocolSheet:
     corrections: tuple[Correction, ...]
     per_win: int | None  # T4: tenths a winner earns here (x coefficient applied); casual: None
     absent: tuple[str, ...] = ()  # T1: the table's roster players who did not come
+
+
+def hosts_of(entries: Iterable[Entry], host_now: int) -> list[int]:
+    """Everyone who ran the game, in order (T3): the Host who dealt, then each one it was
+    handed to (`HostChanged`); with no hand-over, the one Host it has now."""
+    handed = [e.event for e in entries if isinstance(e.event, HostChanged)]
+    if not handed:
+        return [host_now]
+    return [handed[0].previous, *(change.host for change in handed)]
 
 
 def departures(entries: Iterable[Entry]) -> dict[int, Departure]:

@@ -78,6 +78,12 @@ async def test_host_hands_over_and_stops_the_game(table: Table) -> None:
     after = table.state
     assert after is not None and after.phase is Phase.ABORTED
     assert "No result" in table.group.messages()[-1].content
+    # The sheet names both Hosts, in order (T3).
+    stopped = await table.app.service.repos.games.get(state.game_id)
+    assert stopped is not None
+    doc = await table.app.dispatcher["tournaments"].sheet_doc(stopped)
+    first, then = doc.host.split(" → ")
+    assert then == helper.first_name and first != then
 
 
 async def test_the_sheet_is_signed_by_the_host_once() -> None:

@@ -13,13 +13,14 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.rules.actions import Kill
+from bot.rules.actions import HandOver, Kill
 from bot.rules.events import Cause, Phase, Player
 from bot.rules.roles import Role, Side
 from bot.rules.sanctions import Penalty, VCode
 from bot.tournament.protocol_sheet import (
     Correction,
     ProtocolSheet,
+    hosts_of,
     protocol_sheet,
     scheme_change,
 )
@@ -270,3 +271,12 @@ def test_T3_every_row_says_who_won_in_words_that_print_in_black_and_white() -> N
     assert message.count("победа ·") + message.count("поражение ·") == len(doc.rows)
     en = flat(sheet_html(T, "en", doc, ZONE))
     assert "Who won" in en and "lost" in en
+
+
+@pytest.mark.rule("T3")
+def test_T3_the_sheet_names_every_host_in_order() -> None:
+    game = Game()
+    assert hosts_of(game.entries, host_now=501) == [501]  # never handed over
+    game.act(HandOver(previous=501, host=502))
+    game.act(HandOver(previous=502, host=503))
+    assert hosts_of(game.entries, host_now=503) == [501, 502, 503]

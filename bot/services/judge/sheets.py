@@ -16,6 +16,7 @@ from bot.tournament.protocol_sheet import (
     Correction,
     ProtocolSheet,
     corrected,
+    hosts_of,
     protocol_sheet,
     scheme_change,
 )
@@ -100,7 +101,9 @@ class Sheets:
         """The protocol sheet of an ended game, from its protocol (T3)."""
         stored = await self.repos.protocol.read(game.game_id)
         entries = [entry_from_json(json.loads(e.payload_json)) for e in stored]
-        host = await self.desk.name_of(game.tournament_id, game.host_user_id)
+        # Every Host who ran it, as the protocol has them: a hand-over is on the sheet.
+        hosts = hosts_of(entries, game.host_user_id)
+        host = " → ".join([await self.desk.name_of(game.tournament_id, h) for h in hosts])
         signer = (
             await self.desk.name_of(game.tournament_id, game.signed_by)
             if game.signed_by is not None
