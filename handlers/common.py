@@ -40,8 +40,7 @@ async def start(
 ) -> None:
     assert message.from_user is not None
     user_id = message.from_user.id
-    await service.repos.users.set_started(user_id, True)
-    await service.repos.users.set_blocked(user_id, False)
+    await service.started(user_id)
     # A card or night keyboard that could not reach them before goes out now.
     await service.resend_unsent(user_id)
     await service.show_panels_of(user_id)  # a Host's panel that could not reach them

@@ -141,10 +141,7 @@ async def repost_lobby(service: GameService, t: Texts, game: Game, bot: Bot) -> 
     there anew, with its Join button, and is the one edited from then on."""
     text, button = await lobby_view(service, t, game, bot)
     sent = await bot.send_message(game.chat_id, text, reply_markup=markup(((button,),)))
-    service.lobby.shown[game.game_id] = text
-    await service.repos.games.set_lobby_message(
-        game.game_id, sent.message_id, now=service.clock.now()
-    )
+    await service.lobby_posted(game, sent.message_id, text)
 
 
 def topic_of(message: Message) -> int | None:
@@ -217,10 +214,7 @@ async def newgame(
         message_thread_id=game.thread_id,
         reply_markup=markup(((button,),)),
     )
-    service.lobby.shown[game.game_id] = text
-    await service.repos.games.set_lobby_message(
-        game.game_id, sent.message_id, now=service.clock.now()
-    )
+    await service.lobby_posted(game, sent.message_id, text)
 
 
 async def is_admin(bot: Bot, chat_id: int, user_id: int) -> bool:

@@ -23,8 +23,6 @@ from aiogram.types import CallbackQuery, ChatMemberUpdated, InlineKeyboardMarkup
 
 from bot.delivery.sender import markup
 from bot.lru import LRU
-from bot.rules.actions import Pause, Resume, Stop
-from bot.rules.errors import RuleError
 from bot.services.game import GameService
 from bot.views.callbacks import AwayCb
 from bot.views.i18n import Texts, escape
@@ -93,12 +91,8 @@ class Presence:
         if running is None:
             return
         game, state = running
-        if not state.paused:
-            try:
-                await service.act(game.game_id, Pause())
-            except (RuleError, LookupError):
-                return  # it ended meanwhile
-            await service.repos.chats.set_paused_away(game.chat_id, game.game_id)
+        if not state.paused and not await service.away.removed(game):
+            return  # it ended meanwhile
         log.warning("game %d: the bot was removed from chat %d; paused", game.game_id,
                     update.chat.id)  # fmt: skip
         lang = await service.user_lang(game.host_user_id)
@@ -113,15 +107,7 @@ class Presence:
         if running is None:
             return
         game, state = running
-        resumed = False
-        ours = await service.repos.chats.paused_away(game.chat_id) == game.game_id
-        if state.paused and ours:
-            try:
-                await service.act(game.game_id, Resume())
-                resumed = True
-            except (RuleError, LookupError):
-                pass
-        await service.repos.chats.set_paused_away(game.chat_id, None)
+        resumed = await service.away.back(game, state)
         lang = await service.user_lang(game.host_user_id)
         key = "presence.back" if resumed else "presence.back_paused"
         text = t(lang, key, title=escape(update.chat.title or ""), game=game.game_id)
@@ -141,12 +127,9 @@ class Presence:
         if game is None or game.host_user_id != query.from_user.id or chat != query.from_user.id:
             await query.answer(t(lang, "host.only_host"), show_alert=True)
             return
-        try:
-            await service.act(game.game_id, Stop())
-        except (RuleError, LookupError):
+        if not await service.away.stop(game):
             await query.answer(t(lang, "error.game_finished"), show_alert=True)
             return
-        await service.repos.chats.set_paused_away(game.chat_id, None)
         await query.answer(t(lang, "presence.stopped", game=game.game_id), show_alert=True)
 
 

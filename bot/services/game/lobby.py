@@ -250,6 +250,12 @@ class Lobby:
             log_game(game, "stopped in the lobby")
             return True
 
+    async def posted(self, game: Game, message_id: int, text: str) -> None:
+        """The lobby's post went up (or up anew, in a supergroup): the one edited from
+        now on, showing `text`."""
+        self.shown[game.game_id] = text
+        await self.repos.games.set_lobby_message(game.game_id, message_id, now=self.clock.now())
+
     async def unreachable(self, players: Sequence[LobbyPlayer]) -> list[LobbyPlayer]:
         return [p for p in players if not await self.people.reachable(p.user_id)]
 

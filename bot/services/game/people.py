@@ -88,6 +88,12 @@ class People:
         self.chat_langs.pop(chat_id, None)
         self.known_chats.pop(chat_id, None)
 
+    async def started(self, user_id: int) -> None:
+        """They pressed Start in the bot's private chat: the bot may write to them (again,
+        if they had blocked it)."""
+        await self.repos.users.set_started(user_id, True)
+        await self.repos.users.set_blocked(user_id, False)
+
     async def reachable(self, user_id: int) -> bool:
         """Whether the bot may write to the person in private, as far as it knows: they
         pressed Start and have not blocked it since (Telegram refuses it otherwise)."""

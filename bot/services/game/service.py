@@ -18,6 +18,7 @@ from bot.lru import LRU
 from bot.rules.settings import GameSettings
 from bot.services.clock import Clock, Timers
 from bot.services.game.actions import Actions
+from bot.services.game.away import Away
 from bot.services.game.clockwork import Clockwork
 from bot.services.game.common import LOBBY, LOBBY_IDLE_SECONDS, TURN, WARN, log
 from bot.services.game.lobby import Lobby
@@ -90,6 +91,7 @@ class GameService:
         self.resume = resume = Resume(
             repos, clock, texts, sender, states, people, clockwork, actions, table, notices
         )
+        self.away = Away(repos, actions)
         timers.set_handler(self.on_timer)
 
         # What handlers call, each answered by its part.
@@ -100,6 +102,7 @@ class GameService:
         self.saw_user = people.saw_user
         self.saw_chat = people.saw_chat
         self.reachable = people.reachable
+        self.started = people.started
         self.audience = people.audience
         self.lock = states.lock
         self.active_game = states.active_game
@@ -115,6 +118,7 @@ class GameService:
         self.join = lobby.join
         self.leave = lobby.leave
         self.stop_lobby = lobby.stop
+        self.lobby_posted = lobby.posted
         self.unreachable = lobby.unreachable
         self.begin = lobby.begin
         self.retry_waiting_begins = lobby.retry_waiting_begins

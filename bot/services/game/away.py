@@ -1,0 +1,64 @@
+"""The bot removed from a game's group: the game pauses, so that nobody's turn runs out
+while nobody can see it; the bot added back resumes it, if the pause was its own.
+
+Which game the bot paused is kept with the chat (it survives a restart), written in the
+same transaction as the pause or the resume that it stands for.
+"""
+
+from __future__ import annotations
+
+from bot.rules.actions import Pause, Resume, Stop
+from bot.rules.errors import RuleError
+from bot.rules.state import GameState
+from bot.services.game.actions import Actions
+from storage.games import Game
+from storage.repositories import Repositories
+
+
+class Away:
+    def __init__(self, repos: Repositories, actions: Actions) -> None:
+        self.repos = repos
+        self.actions = actions
+
+    async def _note(self, game: Game, paused: int | None) -> None:
+        await self.repos.chats.set_paused_away(game.chat_id, paused)
+
+    async def removed(self, game: Game) -> bool:
+        """The bot is out of the group: its game pauses. False if it ended meanwhile."""
+
+        async def note(_: GameState) -> None:
+            await self._note(game, game.game_id)
+
+        try:
+            await self.actions.act(game.game_id, Pause(), note)
+        except (RuleError, LookupError):
+            return False
+        return True
+
+    async def back(self, game: Game, state: GameState) -> bool:
+        """The bot is back in the group: the game resumes if the bot paused it (a Host's
+        own pause stays). Whether it resumed."""
+
+        async def forget(_: GameState) -> None:
+            await self._note(game, None)
+
+        if state.paused and await self.repos.chats.paused_away(game.chat_id) == game.game_id:
+            try:
+                await self.actions.act(game.game_id, Resume(), forget)
+                return True
+            except (RuleError, LookupError):
+                pass
+        await self._note(game, None)
+        return False
+
+    async def stop(self, game: Game) -> bool:
+        """The Host stops the game the bot's removal paused. False if it ended meanwhile."""
+
+        async def forget(_: GameState) -> None:
+            await self._note(game, None)
+
+        try:
+            await self.actions.act(game.game_id, Stop(), forget)
+        except (RuleError, LookupError):
+            return False
+        return True
