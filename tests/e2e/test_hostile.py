@@ -35,7 +35,9 @@ from bot.cli.demo import RIGHTS, Crowd, Table, open_table
 from bot.rules import engine
 from bot.rules.actions import (
     Action,
+    Announced,
     Check,
+    HandOver,
     Kill,
     Nominate,
     Pass,
@@ -596,15 +598,17 @@ class Hostile:
             if isinstance(action, Timeout):
                 assert update_id is None, f"{action} during update {update_id}"
                 continue
-            if isinstance(action, RestartClock):
-                # The bot's own: the step's post went out late, perhaps while an update's
-                # handling waited for it, whose id it then carries.
+            if isinstance(action, RestartClock | Announced):
+                # The bot's own: the step's post went out (late, for a restart), perhaps
+                # while an update's handling waited for it, whose id it then carries.
                 continue
             assert update_id is not None, f"{action} without an update"
             sender = self.senders.get(update_id)
             if isinstance(action, PLAYER_ACTIONS):
                 seat = before.seats.get(action.seat)
                 assert seat is not None and seat.user_id == sender, (action, sender)
+            elif isinstance(action, HandOver):  # the game is the new Host's by now
+                assert action.previous == sender, (action, sender)
             else:
                 game = await games.get(before.game_id)
                 assert game is not None and game.host_user_id == sender, (action, sender)
