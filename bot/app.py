@@ -32,12 +32,12 @@ from bot.cli.restore import RunLock
 from bot.config import Config
 from bot.delivery import runtime
 from bot.delivery.longtext import LongMessages
-from bot.delivery.moves import MovedChats
+from bot.delivery.moved_chats import MovedChats
 from bot.delivery.sender import Sender
 from bot.rules.settings import GameSettings
 from bot.services.clock import Clock, Timers
 from bot.services.game import GameService
-from bot.services.game.common import LOBBY_IDLE_SECONDS
+from bot.services.game.shared import LOBBY_IDLE_SECONDS
 from bot.services.judge import OPEN_TOURNAMENTS, TournamentService
 from bot.views.i18n import LANGUAGES, Texts
 from bot.web.page import PageLinks, TournamentPages, serve_pages

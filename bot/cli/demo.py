@@ -40,6 +40,12 @@ from storage.db import Database
 
 T = TypeVar("T")
 
+# How long the bot's calls must have been quiet (seconds of the event loop's own time)
+# before the driver takes it as waiting on the clock. The bot and the sandbox share one
+# loop, so an answer written is read a loop pass later, which `_loop_idle` looks for;
+# this only spares the check while calls follow one another.
+QUIET = 0.001
+
 NAMES = {
     "ru": [
         "Анна",
@@ -222,7 +228,7 @@ class Table:
         task = asyncio.ensure_future(work)
         while not task.done():
             wake = self.clock.next_wake()
-            if wake is not None and self.sandbox.quiet_for() >= 0.003 and await _loop_idle():
+            if wake is not None and self.sandbox.quiet_for() >= QUIET and await _loop_idle():
                 self.clock.set(wake)
             await asyncio.sleep(0.001)
         return await task
@@ -245,7 +251,7 @@ class Table:
 
     # --- time --------------------------------------------------------------------
 
-    async def settle(self, within: float = 30.0, quiet: float = 0.003) -> None:
+    async def settle(self, within: float = 30.0, quiet: float = QUIET) -> None:
         """Until the bot has handled everything; a send paced on the clock moves the clock."""
         loop = asyncio.get_running_loop()
         give_up = loop.time() + within

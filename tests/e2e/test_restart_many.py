@@ -25,7 +25,7 @@ from bench.players import Tables
 from bot.app import build_app
 from bot.config import Config
 from bot.services.clock import VirtualClock, VirtualTimers
-from bot.services.game.common import TURN
+from bot.services.game.shared import TURN
 from bot.views.i18n import Texts
 from sandbox import Sandbox
 from storage.db import Database

@@ -19,7 +19,7 @@ from bot.cli.demo import RIGHTS, Table, open_table
 from bot.rules.events import Phase
 from bot.services.game import actions as service
 from bot.services.game.clockwork import COMMIT_RETRIES
-from bot.services.game.common import TURN
+from bot.services.game.shared import TURN
 from sandbox import SimGroup, SimUser
 from storage import protocol
 from storage.db import Work

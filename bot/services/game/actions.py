@@ -21,7 +21,9 @@ from bot.rules.protocol import entry_to_json, stamp, state_to_json
 from bot.rules.state import GameState
 from bot.services.clock import Clock
 from bot.services.game.clockwork import Clockwork
-from bot.services.game.common import (
+from bot.services.game.notices import Notices
+from bot.services.game.people import People
+from bot.services.game.shared import (
     CURRENT_UPDATE,
     OUTBOX_BOARD,
     OUTBOX_POST,
@@ -33,8 +35,6 @@ from bot.services.game.common import (
     log,
     log_game,
 )
-from bot.services.game.notices import Notices
-from bot.services.game.people import People
 from bot.services.game.states import GameStates
 from bot.services.game.table import TableMessage
 from bot.services.inbox import HandledUpdates

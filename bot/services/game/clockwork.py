@@ -14,9 +14,9 @@ from bot.delivery.sender import Sender
 from bot.rules.events import Phase
 from bot.rules.state import GameState
 from bot.services.clock import Clock, Timers
-from bot.services.game.common import TURN, WARN, log
 from bot.services.game.notices import Notices
 from bot.services.game.people import People
+from bot.services.game.shared import TURN, WARN, log
 from bot.services.game.states import GameStates
 from bot.views.i18n import Texts
 from bot.views.keys import TURN as TURN_MESSAGE

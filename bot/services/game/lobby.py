@@ -19,8 +19,8 @@ from bot.rules.events import Player
 from bot.rules.settings import GameSettings
 from bot.services.clock import Clock, Timers
 from bot.services.game.actions import Actions
-from bot.services.game.common import LOBBY, log_game
 from bot.services.game.people import KEEP_CHATS, People
+from bot.services.game.shared import LOBBY, log_game
 from bot.services.game.states import GameStates
 from bot.tournament.settings import settings_from_json
 from bot.views.i18n import Texts

@@ -7,8 +7,8 @@ from collections.abc import Callable, Sequence
 from bot.delivery.sender import Sender, Undelivered
 from bot.rules.events import CardsDealt, Event
 from bot.rules.state import GameState
-from bot.services.game.common import log
 from bot.services.game.people import People
+from bot.services.game.shared import log
 from bot.views.i18n import Texts
 from bot.views.render import Keyboard, Post, named
 from storage.games import Game

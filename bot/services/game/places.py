@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.delivery.moves import MovedChats
+from bot.delivery.moved_chats import MovedChats
 from bot.delivery.sender import Sender
 from bot.services.clock import Clock
-from bot.services.game.common import log
 from bot.services.game.people import People
+from bot.services.game.shared import log
 from bot.services.game.states import GameStates
 from bot.services.game.table import TableMessage
 from storage.games import Game, GameStatus
@@ -57,7 +57,8 @@ class Places:
         and what the group was shown of its game goes up there anew (the turn and the
         vote with their buttons, the table pinned; the lobby is the caller's, who gets
         the games that moved now). Told by either service message, or by a refusal of
-        the old id (`bot.delivery.moves`): the first moves it, the others find nothing to move.
+        the old id (`bot.delivery.moved_chats`): the first moves it, the others find
+        nothing to move.
         """
         async with self._moving:
             self.moves.moved[chat_id] = new_chat_id

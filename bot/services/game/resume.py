@@ -20,9 +20,9 @@ from bot.rules.state import GameState
 from bot.services.clock import Clock
 from bot.services.game.actions import Actions
 from bot.services.game.clockwork import Clockwork
-from bot.services.game.common import OUTBOX_BOARD, OUTBOX_TURN, log
 from bot.services.game.notices import Notices
 from bot.services.game.people import People
+from bot.services.game.shared import OUTBOX_BOARD, OUTBOX_TURN, log
 from bot.services.game.states import GameStates
 from bot.services.game.table import TableMessage
 from bot.views.board import BOARD

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.delivery.moves import MovedChats
+from bot.delivery.moved_chats import MovedChats
 from bot.delivery.sender import Sender
 from bot.lru import LRU
 from bot.rules.settings import GameSettings
@@ -20,12 +20,12 @@ from bot.services.clock import Clock, Timers
 from bot.services.game.actions import Actions
 from bot.services.game.away import Away
 from bot.services.game.clockwork import Clockwork
-from bot.services.game.common import LOBBY, LOBBY_IDLE_SECONDS, TURN, WARN, log
 from bot.services.game.lobby import Lobby
 from bot.services.game.notices import Notices
 from bot.services.game.people import KEEP_CHATS, People
 from bot.services.game.places import Places
 from bot.services.game.resume import Resume
+from bot.services.game.shared import LOBBY, LOBBY_IDLE_SECONDS, TURN, WARN, log
 from bot.services.game.states import GameStates
 from bot.services.game.table import TableMessage
 from bot.services.inbox import HandledUpdates

@@ -13,7 +13,7 @@ from bot.rules.codec import to_json
 from bot.rules.events import Event
 from bot.rules.state import GameState
 from bot.services.clock import Clock
-from bot.services.game.common import OUTBOX_BOARD, dumps, log
+from bot.services.game.shared import OUTBOX_BOARD, dumps, log
 from bot.services.game.states import GameStates
 from bot.views.board import BOARD, board_text
 from bot.views.i18n import Texts

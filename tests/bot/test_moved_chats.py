@@ -9,7 +9,7 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramMigrateToChat
 from aiogram.types import ReplyParameters
 
-from bot.delivery.moves import MovedChats
+from bot.delivery.moved_chats import MovedChats
 from sandbox import ManualClock, Sandbox
 from sandbox.people import SimGroup
 
