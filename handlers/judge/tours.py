@@ -13,6 +13,7 @@ from aiogram.types import ChatMemberAdministrator, ChatMemberOwner, Message
 
 from bot.services.game import GameService
 from bot.services.judge import TablesUnfinished, TournamentError, TournamentService, words_of
+from bot.tournament.access import TournamentAsked, may_any_at_tournament, tournament_positions_of
 from bot.tournament.natural import natural_key
 from bot.tournament.tables import table_number
 from bot.tournament.tours import TableState, begun, unfinished
@@ -224,14 +225,19 @@ async def unbind(
         await message.answer(t(lang, "bind.not_bound"))
         return
     tournament = await service.repos.tournaments.get(group.tournament_id)
-    judging = (
-        tournament is not None
-        and tournament.judge_user_id == message.from_user.id
-        and tournaments.may_judge(message.from_user.id)
-    )
-    if not judging and not await is_chat_admin(bot, message.chat.id, message.from_user.id):
-        await message.answer(t(lang, "tournament.judge_only"))
-        return
+    user_id = message.from_user.id
+    creator = tournament.judge_user_id if tournament is not None else None
+    # The README's /unbind row (bot.tournament.access): the Judge, or an administrator of
+    # the chat. Telegram is asked only when being the Judge does not settle it already.
+    positions = tournament_positions_of(user_id, creator=creator, judges=tournaments.judges)
+    if not may_any_at_tournament(TournamentAsked.UNBIND, positions).allowed:
+        if await is_chat_admin(bot, message.chat.id, user_id):
+            positions = tournament_positions_of(
+                user_id, creator=creator, judges=tournaments.judges, administrators=(user_id,)
+            )
+        if not may_any_at_tournament(TournamentAsked.UNBIND, positions).allowed:
+            await message.answer(t(lang, "tournament.judge_only"))
+            return
     if await service.active_game(message.chat.id) is not None:
         await message.answer(t(lang, "bind.game_on"))
         return
@@ -277,8 +283,17 @@ async def expel(
     if game.tournament_id is not None:
         tournament = await service.repos.tournaments.get(game.tournament_id)
         judge = tournament.judge_user_id if tournament else None
-    judging = message.from_user.id == judge and tournaments.may_judge(message.from_user.id)
-    if message.from_user.id not in players and not judging:
+    # The README's /expel row (bot.tournament.access): a player of the table or the Judge;
+    # not the Host as such. An administrator of the chat as such has no cell there ("—"),
+    # so Telegram is not asked.
+    positions = tournament_positions_of(
+        message.from_user.id,
+        creator=judge,
+        judges=tournaments.judges,
+        host=game.host_user_id,
+        roster=players,
+    )
+    if not may_any_at_tournament(TournamentAsked.EXPEL_OBSERVER, positions).allowed:
         await message.answer(t(lang, "expel.not_allowed"))
         return
     if target.id in players or target.id in (game.host_user_id, judge) or target.is_bot:
