@@ -7,7 +7,7 @@ from aiogram.types import CallbackQuery, Message
 from bot.services.game import GameService
 from bot.services.judge import TournamentError, TournamentService
 from bot.views.callbacks import BanCb
-from bot.views.i18n import escape
+from bot.views.i18n import Texts, escape
 from bot.views.render import Post
 from handlers.args import USER, Arg, takes
 from handlers.judge.replies import refuse
@@ -15,22 +15,27 @@ from handlers.judge.replies import refuse
 
 @takes("unban.usage", Arg("who", USER))
 async def unban(
-    message: Message, service: GameService, tournaments: TournamentService, lang: str, who: str
+    message: Message,
+    t: Texts,
+    tournaments: TournamentService,
+    lang: str,
+    who: str,
 ) -> None:
     """`/unban NICK` or `/unban USER_ID`: the Judge lifts a V4 ban."""
     assert message.from_user is not None
     try:
         user_id = await tournaments.unban(message.from_user.id, who)
     except TournamentError as error:
-        await refuse(message, service, lang, error)
+        await refuse(message, t, lang, error)
         return
-    await message.answer(service.t(lang, "unban.done", who=escape(who), user=user_id))
+    await message.answer(t(lang, "unban.done", who=escape(who), user=user_id))
 
 
 async def ban_decision(
     query: CallbackQuery,
     callback_data: BanCb,
     service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
 ) -> None:
@@ -40,10 +45,10 @@ async def ban_decision(
             query.from_user.id, callback_data.request, callback_data.confirm
         )
     except TournamentError as error:
-        await query.answer(service.t(lang, error.key, **error.values), show_alert=True)
+        await query.answer(t(lang, error.key, **error.values), show_alert=True)
         return
     nicks = await tournaments.nicks(request.tournament_id)
     who = escape(nicks.get(request.user_id, str(request.user_id)))
     key = "ban.confirmed" if callback_data.confirm else "ban.declined"
     await query.answer()
-    await service.sender.deliver(0, [Post(query.from_user.id, service.t(lang, key, player=who))])
+    await service.sender.deliver(0, [Post(query.from_user.id, t(lang, key, player=who))])

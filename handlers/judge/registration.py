@@ -11,7 +11,7 @@ from aiogram.types import Message
 
 from bot.services.game import GameService
 from bot.services.judge import TournamentError, TournamentService
-from bot.views.i18n import escape
+from bot.views.i18n import Texts, escape
 from bot.views.settings import change_lines, settings_lines
 from handlers.args import NAME, NEW_NICK, NICK_AND_MORE, SETTINGS, Arg, Depends, Word, takes
 from handlers.judge.replies import judged_player, refuse
@@ -25,7 +25,7 @@ OLD_REGISTRATION = re.compile(r"reg_[0-9]{1,9}")
 async def create(
     message: Message,
     bot: Bot,
-    service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
     name: str,
@@ -34,19 +34,18 @@ async def create(
     try:
         tournament = await tournaments.create(name, message.from_user.id)
     except TournamentError as error:
-        await refuse(message, service, lang, error)
+        await refuse(message, t, lang, error)
         return
     me = await bot.me()
     link = f"https://t.me/{me.username}?start=reg_{tournament.reg_token}"
-    await message.answer(
-        service.t(lang, "tournament.created", name=escape(tournament.name), link=link)
-    )
+    await message.answer(t(lang, "tournament.created", name=escape(tournament.name), link=link))
 
 
 async def register(
     message: Message,
     command: CommandObject,
     service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
 ) -> None:
@@ -55,21 +54,19 @@ async def register(
     await service.repos.users.set_started(message.from_user.id, True)
     if OLD_REGISTRATION.fullmatch(command.args):
         # Links of before the tokens named the tournament by its number: anyone could guess it.
-        await message.answer(service.t(lang, "tournament.old_link"))
+        await message.answer(t(lang, "tournament.old_link"))
         return
     try:
         tournament = await tournaments.register(
             command.args[4:], message.from_user.id, message.from_user.first_name
         )
     except TournamentError as error:
-        await refuse(message, service, lang, error)
+        await refuse(message, t, lang, error)
         return
     player = await service.repos.tournaments.player(tournament.tournament_id, message.from_user.id)
     assert player is not None
     await message.answer(
-        service.t(
-            lang, "tournament.registered", name=escape(tournament.name), nick=escape(player.nick)
-        )
+        t(lang, "tournament.registered", name=escape(tournament.name), nick=escape(player.nick))
     )
 
 
@@ -77,7 +74,7 @@ async def register(
 async def nick(
     message: Message,
     command: CommandObject,
-    service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
     new: str,
@@ -87,11 +84,11 @@ async def nick(
     try:
         await tournaments.set_nick(message.from_user.id, new)
     except TournamentError as error:
-        await refuse(message, service, lang, error)
+        await refuse(message, t, lang, error)
         return
     typed = (command.args or "").strip()
     key = "tournament.nick_set" if typed == new else "tournament.nick_cleaned"
-    await message.answer(service.t(lang, key, nick=escape(new)))
+    await message.answer(t(lang, key, nick=escape(new)))
 
 
 @takes(
@@ -105,7 +102,7 @@ async def nick(
 )
 async def settings(
     message: Message,
-    service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
     name: str | None = None,
@@ -120,23 +117,21 @@ async def settings(
             changes = await tournaments.change_setting(
                 tournament, name, str(value), override=override is not None
             )
-            lines = change_lines(service.t, lang, changes, tournaments.settings(tournament))
+            lines = change_lines(t, lang, changes, tournaments.settings(tournament))
             key = "settings.changed" if changes else "settings.unchanged"
-            text = service.t(lang, key, changes="\n".join(lines))
+            text = t(lang, key, changes="\n".join(lines))
             if override is not None and any(c.name.startswith("bonus_") for c in changes):
                 # T3: signed sheets keep their scheme; rescoring them is the Judge's own act.
-                text += "\n\n" + service.t(lang, "settings.signed_keep_scheme")
+                text += "\n\n" + t(lang, "settings.signed_keep_scheme")
             await message.answer(text)
             return
     except TournamentError as error:
-        await refuse(message, service, lang, error)
+        await refuse(message, t, lang, error)
         return
     # T6: each setting in words and units, with the key /settings changes it by.
-    lines = settings_lines(service.t, lang, tournaments.settings(tournament), keys=True)
+    lines = settings_lines(t, lang, tournaments.settings(tournament), keys=True)
     shown = "\n".join(lines)
-    await message.answer(
-        service.t(lang, "settings.in_words", name=escape(tournament.name), settings=shown)
-    )
+    await message.answer(t(lang, "settings.in_words", name=escape(tournament.name), settings=shown))
 
 
 @takes("unregister.usage", Arg("words", NICK_AND_MORE))
@@ -144,33 +139,34 @@ async def unregister(
     message: Message,
     bot: Bot,
     service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
     words: str,
 ) -> None:
     """`/unregister NICK`: the Judge takes a player off their tournament's list."""
-    judged = await judged_player(message, service, tournaments, lang, words)
+    judged = await judged_player(message, tournaments, t, lang, words)
     if judged is None:
         return
     tournament, player = judged
     try:
         tournaments.check_open(tournament)
     except TournamentError as error:
-        await refuse(message, service, lang, error)
+        await refuse(message, t, lang, error)
         return
     deleted = await tournaments.unregister(tournament, player)
     for group in await service.repos.tours.groups(tournament.tournament_id):
         game = await service.repos.games.get(group.game_id) if group.game_id else None
         if game is not None and game.status is GameStatus.LOBBY:
-            await refresh_lobby(service, service.t, game, bot)  # its roster may have lost them
+            await refresh_lobby(service, t, game, bot)  # its roster may have lost them
     key = "unregister.done" if deleted else "unregister.withdrawn"
-    await message.answer(service.t(lang, key, nick=escape(player.nick)))
+    await message.answer(t(lang, key, nick=escape(player.nick)))
 
 
 @takes("registration.usage", Arg("wanted", Word(("open", "closed"))))
 async def registration(
     message: Message,
-    service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
     wanted: str,
@@ -180,7 +176,7 @@ async def registration(
     try:
         tournament = await tournaments.judged_by(message.from_user.id)
     except TournamentError as error:
-        await refuse(message, service, lang, error)
+        await refuse(message, t, lang, error)
         return
     await tournaments.set_registration(tournament, wanted == "open")
-    await message.answer(service.t(lang, f"registration.{wanted}", name=escape(tournament.name)))
+    await message.answer(t(lang, f"registration.{wanted}", name=escape(tournament.name)))

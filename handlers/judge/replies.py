@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from aiogram.types import Message
 
-from bot.services.game import GameService
 from bot.services.judge import TablesUnfinished, TournamentError, TournamentService, words_of
+from bot.views.i18n import Texts
 from storage.tournaments import Tournament, TournamentPlayer
 
 
-async def refuse(message: Message, service: GameService, lang: str, error: TournamentError) -> None:
-    await message.answer(service.t(lang, error.key, **error.values))
+async def refuse(message: Message, t: Texts, lang: str, error: TournamentError) -> None:
+    await message.answer(t(lang, error.key, **error.values))
 
 
 async def refuse_tables(
     message: Message,
-    service: GameService,
     tournaments: TournamentService,
+    t: Texts,
     lang: str,
     error: TablesUnfinished,
     judge: int,
@@ -25,11 +25,11 @@ async def refuse_tables(
     """A refusal that names the tables in the way, each with its state."""
     tournament = await tournaments.judged_by(judge)
     tables = await tournaments.tables_text(tournament.tournament_id, error.tables, lang)
-    await message.answer(service.t(lang, error.key, tables=tables, **error.values))
+    await message.answer(t(lang, error.key, tables=tables, **error.values))
 
 
 async def judged_player(
-    message: Message, service: GameService, tournaments: TournamentService, lang: str, words: str
+    message: Message, tournaments: TournamentService, t: Texts, lang: str, words: str
 ) -> tuple[Tournament, TournamentPlayer] | None:
     """The sender's tournament as its Judge and the player `words` names in it; None once
     the sender has been told why not (not a Judge, no such player)."""
@@ -39,5 +39,5 @@ async def judged_player(
         nick = " ".join(words_of(words))
         return tournament, await tournaments.player_by_nick(tournament.tournament_id, nick)
     except TournamentError as error:
-        await refuse(message, service, lang, error)
+        await refuse(message, t, lang, error)
         return None

@@ -19,7 +19,7 @@ from bot.services.judge import TablesUnfinished, TournamentError, TournamentServ
 from bot.tournament.scoring import format_tenths
 from bot.tournament.standings import StandingsRow, top_three
 from bot.tournament.stats import PlayerStats, Tally
-from bot.views.i18n import escape
+from bot.views.i18n import Texts, escape
 from bot.views.render import Post
 from bot.views.sheet import points as as_points
 from bot.web.page import PageLinks
@@ -57,7 +57,7 @@ def _who(row: StandingsRow, lang: str, me: int | None) -> str:
 
 
 def _table(
-    service: GameService,
+    t: Texts,
     lang: str,
     rows: list[StandingsRow],
     me: int | None = None,
@@ -71,15 +71,15 @@ def _table(
         names = _names([_who(r, lang, me) for r in group])
         line = f"{_span(group)}. {names} — {as_points(lang, group[0].total_tenths)}"
         if group[0].decided_by is not None:  # T5: the tie-break that settled this place
-            criterion = service.t(lang, f"tie_break.{group[0].decided_by}")
-            line += f" ({service.t(lang, 'tie_break.decided', criterion=criterion)})"
+            criterion = t(lang, f"tie_break.{group[0].decided_by}")
+            line += f" ({t(lang, 'tie_break.decided', criterion=criterion)})"
         # The mark goes on the very line with the player's (bold) nick, in a long group too.
         lines += [f"👉 {part}" if "<b>" in part else part for part in line.split("\n")]
-    out = service.t(lang, "standings.out")
+    out = t(lang, "standings.out")
     for row in rows:
         if row.place is None:
             reason = (why or {}).get(row.user_id)
-            label = f"{out}: {service.t(lang, f'out.why_{reason}')}" if reason else out
+            label = f"{out}: {t(lang, f'out.why_{reason}')}" if reason else out
             line = f"{label}. {_who(row, lang, me)} — {as_points(lang, row.total_tenths)}"
             lines.append(f"👉 {line}" if row.user_id == me else line)
     return "\n".join(lines) or "—"
@@ -109,23 +109,23 @@ def _inseparable(lang: str, rows: list[StandingsRow]) -> list[str]:
 
 
 def page_button(
-    service: GameService, lang: str, pages: PageLinks | None, tournament: Tournament
+    t: Texts, lang: str, pages: PageLinks | None, tournament: Tournament
 ) -> tuple[str, InlineKeyboardMarkup | None]:
     """The live page under a standings message: its address, and the Mini App button when
     the page is served over HTTPS (Telegram opens no other). Private chats only."""
     if pages is None:
         return "", None
     url = pages.url(tournament)
-    link = "\n\n" + service.t(lang, "web.link", url=escape(url))
+    link = "\n\n" + t(lang, "web.link", url=escape(url))
     if not pages.opens_in_telegram:
         return link, None
-    button = InlineKeyboardButton(text=service.t(lang, "web.button"), web_app=WebAppInfo(url=url))
+    button = InlineKeyboardButton(text=t(lang, "web.button"), web_app=WebAppInfo(url=url))
     return link, InlineKeyboardMarkup(inline_keyboard=[[button]])
 
 
 async def standings(
     message: Message,
-    service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
     pages: PageLinks | None = None,
@@ -139,37 +139,36 @@ async def standings(
     except TournamentError as error:
         mine = await tournaments.tournament_of_player(me)
         if mine is None:
-            await refuse(message, service, lang, error)
+            await refuse(message, t, lang, error)
             return
         visible = tournaments.settings(mine).standings_visible
         if not visible and mine.status is not TournamentStatus.FINISHED:
-            await message.answer(service.t(lang, "standings.hidden", name=escape(mine.name)))
+            await message.answer(t(lang, "standings.hidden", name=escape(mine.name)))
             return
         rows = await tournaments.standings(mine)
-        table = _table(service, lang, rows, me, await tournaments.out_players(mine.tournament_id))
-        link, keyboard = page_button(service, lang, pages, mine)
+        table = _table(t, lang, rows, me, await tournaments.out_players(mine.tournament_id))
+        link, keyboard = page_button(t, lang, pages, mine)
         await message.answer(
-            service.t(lang, "standings.text", name=escape(mine.name), table=table) + link,
+            t(lang, "standings.text", name=escape(mine.name), table=table) + link,
             reply_markup=keyboard,
         )
         return
     rows = await tournaments.standings(tournament)
     why = await tournaments.out_players(tournament.tournament_id)
-    link, keyboard = page_button(service, lang, pages, tournament)
+    link, keyboard = page_button(t, lang, pages, tournament)
     await message.answer(
-        service.t(
+        t(
             lang,
             "standings.text",
             name=escape(tournament.name),
-            table=_table(service, lang, rows, why=why),
+            table=_table(t, lang, rows, why=why),
         )
         + link,
         reply_markup=keyboard,
     )
 
 
-def _stats_block(service: GameService, lang: str, title: str, stats: PlayerStats) -> str:
-    t = service.t
+def _stats_block(t: Texts, lang: str, title: str, stats: PlayerStats) -> str:
     if not stats.total.games:
         return f"{title}\n{t(lang, 'stats.no_games')}"
 
@@ -191,7 +190,7 @@ def _stats_block(service: GameService, lang: str, title: str, stats: PlayerStats
 @takes("stats.usage", (), (Arg("words", NICK_AND_MORE),))
 async def stats(
     message: Message,
-    service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
     words: str | None = None,
@@ -202,22 +201,21 @@ async def stats(
     those of their current tournament's players in that tournament only.
     """
     assert message.from_user is not None
-    t = service.t
     if words is not None:
-        judged = await judged_player(message, service, tournaments, lang, words)
+        judged = await judged_player(message, tournaments, t, lang, words)
         if judged is None:
             return
         tournament, player = judged
         found = (await tournaments.tournament_stats(tournament)).get(player.user_id)
         title = t(lang, "stats.of_player", nick=escape(player.nick), name=escape(tournament.name))
-        await message.answer(_stats_block(service, lang, title, found or PlayerStats()))
+        await message.answer(_stats_block(t, lang, title, found or PlayerStats()))
         return
     per_tournament, overall = await tournaments.stats_of(message.from_user.id)
     blocks = [
-        _stats_block(service, lang, t(lang, "stats.in_tournament", name=escape(tour.name)), line)
+        _stats_block(t, lang, t(lang, "stats.in_tournament", name=escape(tour.name)), line)
         for tour, line in per_tournament
     ]
-    blocks.append(_stats_block(service, lang, t(lang, "stats.overall"), overall))
+    blocks.append(_stats_block(t, lang, t(lang, "stats.overall"), overall))
     await message.answer(t(lang, "stats.mine") + "\n\n" + "\n\n".join(blocks))
 
 
@@ -225,6 +223,7 @@ async def stats(
 async def adjust(
     message: Message,
     service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
     words: str,
@@ -249,13 +248,13 @@ async def adjust(
         if len(reason) > REASON.longest:
             raise TournamentError("adjust.usage")
     except TournamentError as error:
-        await refuse(message, service, lang, error)
+        await refuse(message, t, lang, error)
         return
     await service.repos.tours.adjust(
         tournament.tournament_id, player.user_id, points, reason, now=service.clock.now()
     )
     await message.answer(
-        service.t(
+        t(
             lang,
             "adjust.done",
             nick=escape(player.nick),
@@ -268,6 +267,7 @@ async def adjust(
 async def finish(
     message: Message,
     service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
     confirm: str | None = None,
@@ -285,20 +285,20 @@ async def finish(
         tournament = await tournaments.judged_by(judge)
         if confirm == "reopen":
             await tournaments.reopen(tournament, judge)
-            await message.answer(service.t(lang, "finish.reopened", name=escape(tournament.name)))
+            await message.answer(t(lang, "finish.reopened", name=escape(tournament.name)))
             return
         await tournaments.check_finishable(tournament)
         if confirm is None:
             shared = _inseparable(lang, await tournaments.standings(tournament))
             if shared:
-                await message.answer(service.t(lang, "finish.tied", places="\n".join(shared)))
+                await message.answer(t(lang, "finish.tied", places="\n".join(shared)))
                 return
         rows = await tournaments.finish(tournament, judge)
     except TablesUnfinished as error:
-        await refuse_tables(message, service, tournaments, lang, error, judge)
+        await refuse_tables(message, tournaments, t, lang, error, judge)
         return
     except TournamentError as error:
-        await refuse(message, service, lang, error)
+        await refuse(message, t, lang, error)
         return
     why = await tournaments.out_players(tournament.tournament_id)
     lot = await tournaments.lot(tournament)  # T5, S3: revealed with the final table
@@ -309,37 +309,41 @@ async def finish(
         posts.append(
             Post(
                 player.user_id,
-                service.t(
+                t(
                     plang,
                     "standings.final",
                     name=escape(tournament.name),
                     top=_top(rows),
-                    table=_table(service, plang, rows, player.user_id, why),
+                    table=_table(t, plang, rows, player.user_id, why),
                 )
                 + tournaments.lot_line(plang, lot),
             )
         )
     await service.sender.deliver(0, posts)
     await message.answer(
-        service.t(
+        t(
             lang,
             "standings.final",
             name=escape(tournament.name),
             top=_top(rows),
-            table=_table(service, lang, rows, why=why),
+            table=_table(t, lang, rows, why=why),
         )
         + tournaments.lot_line(lang, lot)
     )
 
 
 async def export(
-    message: Message, bot: Bot, service: GameService, tournaments: TournamentService, lang: str
+    message: Message,
+    bot: Bot,
+    t: Texts,
+    tournaments: TournamentService,
+    lang: str,
 ) -> None:
     assert message.from_user is not None
     try:
         tournament = await tournaments.judged_by(message.from_user.id)
     except TournamentError as error:
-        await refuse(message, service, lang, error)
+        await refuse(message, t, lang, error)
         return
     for name, text in (await tournaments.exports(tournament)).items():
         await bot.send_document(message.chat.id, BufferedInputFile(text.encode(), name))

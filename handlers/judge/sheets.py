@@ -8,6 +8,7 @@ from aiogram.types import BufferedInputFile, Message
 from bot.rules.roles import Side
 from bot.services.game import GameService
 from bot.services.judge import TournamentError, TournamentService
+from bot.views.i18n import Texts
 from handlers.args import GAME, REASON, SEAT, Arg, Word, takes
 from handlers.judge.replies import refuse
 
@@ -18,7 +19,7 @@ SIDES = {side.value for side in Side}
 async def sheet(
     message: Message,
     bot: Bot,
-    service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
     game: int,
@@ -30,7 +31,7 @@ async def sheet(
     try:
         doc = await tournaments.sheet_for(message.from_user.id, game)
     except TournamentError as error:
-        await refuse(message, service, lang, error)
+        await refuse(message, t, lang, error)
         return
     text, page = tournaments.sheet_views(doc, lang)
     await message.answer(text)
@@ -57,7 +58,7 @@ async def sheet(
 )
 async def fix(
     message: Message,
-    service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
     game: int | str,
@@ -78,11 +79,11 @@ async def fix(
             one = game if isinstance(game, int) else None
             changed = await tournaments.rescore(message.from_user.id, one, reason)
         except TournamentError as error:
-            await refuse(message, service, lang, error)
+            await refuse(message, t, lang, error)
             return
         games = ", ".join(f"№{g}" for g in changed)
         key = "sheet.rescored" if changed else "sheet.rescored_none"
-        await message.answer(service.t(lang, key, games=games))
+        await message.answer(t(lang, key, games=games))
         return
     assert isinstance(game, int)
     change: dict[str, object] = (
@@ -94,7 +95,7 @@ async def fix(
         await tournaments.change_sheet(message.from_user.id, game, change, reason)
         await message.answer(await tournaments.sheet_text(game, lang))
     except TournamentError as error:
-        await refuse(message, service, lang, error)
+        await refuse(message, t, lang, error)
 
 
 @takes("sheet.protocol_usage", Arg("number", GAME))
@@ -102,6 +103,7 @@ async def protocol(
     message: Message,
     bot: Bot,
     service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
     number: int,
@@ -118,7 +120,7 @@ async def protocol(
             and tournaments.may_judge(message.from_user.id)
         )
     if game is None or not allowed:
-        await message.answer(service.t(lang, "sheet.protocol_usage"))
+        await message.answer(t(lang, "sheet.protocol_usage"))
         return
     text = await tournaments.protocol_json(game.game_id)
     await bot.send_document(

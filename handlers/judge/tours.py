@@ -13,10 +13,11 @@ from aiogram.types import ChatMemberAdministrator, ChatMemberOwner, Message
 
 from bot.services.game import GameService
 from bot.services.judge import TablesUnfinished, TournamentError, TournamentService, words_of
+from bot.tournament.access import TournamentAsked, may_any_at_tournament, tournament_positions_of
 from bot.tournament.natural import natural_key
 from bot.tournament.tables import table_number
 from bot.tournament.tours import TableState, begun, unfinished
-from bot.views.i18n import escape
+from bot.views.i18n import Texts, escape
 from handlers.args import GROUP_CODE, NICK_AND_MORE, USERNAME, Arg, Word, replied_member, takes
 from handlers.judge.replies import refuse, refuse_tables
 from handlers.lobby import is_member, missing_rights, refresh_lobby
@@ -36,7 +37,7 @@ EXPELLED_DAYS = 7
 )
 async def groups(
     message: Message,
-    service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
     action: str | None = None,
@@ -53,7 +54,7 @@ async def groups(
         nicks = await tournaments.nicks(tournament.tournament_id)
         if action == "cancel":
             tour = await tournaments.cancel(tournament, judge, redraw=False)
-            await message.answer(service.t(lang, "groups.cancelled", tour=tour))
+            await message.answer(t(lang, "groups.cancelled", tour=tour))
             return
         if action is not None:
             if action == "redraw":
@@ -65,14 +66,14 @@ async def groups(
             listing = "\n\n".join(
                 f"<b>{g.code}</b> ({len(g.players)}): " + _listed(nicks, g.players) for g in made
             )
-            await message.answer(service.t(lang, key, tour=tour, groups=listing))
+            await message.answer(t(lang, key, tour=tour, groups=listing))
             return
         tour, proposal = await tournaments.propose(tournament)
     except TablesUnfinished as error:
-        await refuse_tables(message, service, tournaments, lang, error, judge)
+        await refuse_tables(message, tournaments, t, lang, error, judge)
         return
     except TournamentError as error:
-        await refuse(message, service, lang, error)
+        await refuse(message, t, lang, error)
         return
     listing = "\n\n".join(
         f"<b>{i}</b> ({len(g)}): " + _listed(nicks, g) for i, g in enumerate(proposal.groups, 1)
@@ -80,7 +81,7 @@ async def groups(
     reserves = _listed(nicks, proposal.reserves) or "—"
     key = "groups.proposal" if proposal.legal else "groups.impossible"
     await message.answer(
-        service.t(
+        t(
             lang,
             key,
             tour=tour,
@@ -88,7 +89,7 @@ async def groups(
             reserves=reserves,
             repeats=proposal.repeated_pairs,
             seating=(
-                "\n" + service.t(lang, "groups.seating", again=proposal.repeated_seats)
+                "\n" + t(lang, "groups.seating", again=proposal.repeated_seats)
                 if proposal.seated
                 else ""
             ),
@@ -99,7 +100,12 @@ async def groups(
 
 
 async def tour(
-    message: Message, bot: Bot, service: GameService, tournaments: TournamentService, lang: str
+    message: Message,
+    bot: Bot,
+    service: GameService,
+    t: Texts,
+    tournaments: TournamentService,
+    lang: str,
 ) -> None:
     """`/tour`: the current tour at a glance, for its Judge: each table's code, chat, Host
     and state, and who has not come."""
@@ -107,12 +113,12 @@ async def tour(
     try:
         tournament = await tournaments.judged_by(message.from_user.id)
     except TournamentError as error:
-        await refuse(message, service, lang, error)
+        await refuse(message, t, lang, error)
         return
     tid = tournament.tournament_id
     current = await service.repos.tours.last_tour(tid)
     if current == 0:
-        await message.answer(service.t(lang, "tours.none", name=escape(tournament.name)))
+        await message.answer(t(lang, "tours.none", name=escape(tournament.name)))
         return
     tables = await tournaments.tables(tid, current)
     for i, table in enumerate(tables):
@@ -131,7 +137,7 @@ async def tour(
     else:
         hint = "tours.hint_open"
     await message.answer(
-        service.t(
+        t(
             lang,
             "tours.text",
             name=escape(tournament.name),
@@ -141,7 +147,7 @@ async def tour(
             tables=await tournaments.tables_text(tid, tables, lang),
         )
         + "\n\n"
-        + service.t(lang, hint)
+        + t(lang, hint)
     )
 
 
@@ -157,6 +163,7 @@ async def bind(
     message: Message,
     bot: Bot,
     service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
     code: str,
@@ -170,24 +177,24 @@ async def bind(
     """
     assert message.from_user is not None
     if not await is_chat_admin(bot, message.chat.id, message.from_user.id):
-        await message.answer(service.t(lang, "bind.not_admin"))
+        await message.answer(t(lang, "bind.not_admin"))
         return
     missing = await missing_rights(bot, message.chat.id)
     if missing:
-        rights = ", ".join(service.t(lang, f"rights.{r}") for r in missing)
-        await message.answer(service.t(lang, "lobby.missing_rights", rights=rights))
+        rights = ", ".join(t(lang, f"rights.{r}") for r in missing)
+        await message.answer(t(lang, "lobby.missing_rights", rights=rights))
         return
     host_id = message.from_user.id
     if host is not None:
         named = await service.repos.users.by_username(host[1:])
         if named is None:
-            await message.answer(service.t(lang, "host.host_usage"))
+            await message.answer(t(lang, "host.host_usage"))
             return
         host_id = named.user_id
     try:
         group = await tournaments.bind(code, message.chat.id, message.from_user.id, host_id)
     except TournamentError as error:
-        await refuse(message, service, lang, error)
+        await refuse(message, t, lang, error)
         return
     # As many may join by it as the table seats (issue 25 §5): an observer handed the
     # link takes a place it no longer has, and an expelled one finds it used up.
@@ -196,11 +203,16 @@ async def bind(
     )
     await tournaments.keep_invite(group.code, message.chat.id, invite.invite_link)
     await tournaments.invite(group, invite.invite_link, message.chat.title or "")
-    await message.answer(service.t(lang, "bind.done", code=group.code, players=len(group.players)))
+    await message.answer(t(lang, "bind.done", code=group.code, players=len(group.players)))
 
 
 async def unbind(
-    message: Message, bot: Bot, service: GameService, tournaments: TournamentService, lang: str
+    message: Message,
+    bot: Bot,
+    service: GameService,
+    t: Texts,
+    tournaments: TournamentService,
+    lang: str,
 ) -> None:
     """`/unbind` in a table's chat: it is no longer that group's table.
 
@@ -210,22 +222,27 @@ async def unbind(
     assert message.from_user is not None
     group = await service.repos.tours.group_of_chat(message.chat.id)
     if group is None:
-        await message.answer(service.t(lang, "bind.not_bound"))
+        await message.answer(t(lang, "bind.not_bound"))
         return
     tournament = await service.repos.tournaments.get(group.tournament_id)
-    judging = (
-        tournament is not None
-        and tournament.judge_user_id == message.from_user.id
-        and tournaments.may_judge(message.from_user.id)
-    )
-    if not judging and not await is_chat_admin(bot, message.chat.id, message.from_user.id):
-        await message.answer(service.t(lang, "tournament.judge_only"))
-        return
+    user_id = message.from_user.id
+    creator = tournament.judge_user_id if tournament is not None else None
+    # The README's /unbind row (bot.tournament.access): the Judge, or an administrator of
+    # the chat. Telegram is asked only when being the Judge does not settle it already.
+    positions = tournament_positions_of(user_id, creator=creator, judges=tournaments.judges)
+    if not may_any_at_tournament(TournamentAsked.UNBIND, positions).allowed:
+        if await is_chat_admin(bot, message.chat.id, user_id):
+            positions = tournament_positions_of(
+                user_id, creator=creator, judges=tournaments.judges, administrators=(user_id,)
+            )
+        if not may_any_at_tournament(TournamentAsked.UNBIND, positions).allowed:
+            await message.answer(t(lang, "tournament.judge_only"))
+            return
     if await service.active_game(message.chat.id) is not None:
-        await message.answer(service.t(lang, "bind.game_on"))
+        await message.answer(t(lang, "bind.game_on"))
         return
     await tournaments.unbind(group)
-    await message.answer(service.t(lang, "bind.unbound", table=table_number(group.code)))
+    await message.answer(t(lang, "bind.unbound", table=table_number(group.code)))
 
 
 async def is_chat_admin(bot: Bot, chat_id: int, user_id: int) -> bool:
@@ -235,7 +252,12 @@ async def is_chat_admin(bot: Bot, chat_id: int, user_id: int) -> bool:
 
 
 async def expel(
-    message: Message, bot: Bot, service: GameService, tournaments: TournamentService, lang: str
+    message: Message,
+    bot: Bot,
+    service: GameService,
+    t: Texts,
+    tournaments: TournamentService,
+    lang: str,
 ) -> None:
     """T7: a player or the Judge replies /expel to an observer's message; they leave the chat.
 
@@ -246,10 +268,10 @@ async def expel(
     target = replied_member(message)
     game = await service.active_game(message.chat.id)
     if game is None or game.tournament_id is None:
-        await message.answer(service.t(lang, "expel.tournament_only"))
+        await message.answer(t(lang, "expel.tournament_only"))
         return
     if target is None:
-        await message.answer(service.t(lang, "expel.usage"))
+        await message.answer(t(lang, "expel.usage"))
         return
     state = await service.state(game.game_id)
     players = (
@@ -261,17 +283,26 @@ async def expel(
     if game.tournament_id is not None:
         tournament = await service.repos.tournaments.get(game.tournament_id)
         judge = tournament.judge_user_id if tournament else None
-    judging = message.from_user.id == judge and tournaments.may_judge(message.from_user.id)
-    if message.from_user.id not in players and not judging:
-        await message.answer(service.t(lang, "expel.not_allowed"))
+    # The README's /expel row (bot.tournament.access): a player of the table or the Judge;
+    # not the Host as such. An administrator of the chat as such has no cell there ("—"),
+    # so Telegram is not asked.
+    positions = tournament_positions_of(
+        message.from_user.id,
+        creator=judge,
+        judges=tournaments.judges,
+        host=game.host_user_id,
+        roster=players,
+    )
+    if not may_any_at_tournament(TournamentAsked.EXPEL_OBSERVER, positions).allowed:
+        await message.answer(t(lang, "expel.not_allowed"))
         return
     if target.id in players or target.id in (game.host_user_id, judge) or target.is_bot:
-        await message.answer(service.t(lang, "expel.not_observer"))
+        await message.answer(t(lang, "expel.not_observer"))
         return
     if await is_chat_admin(bot, message.chat.id, target.id):
         # Telegram refuses to remove an administrator ("user is an administrator of the
         # chat", "can't remove chat owner"): say so rather than fail.
-        await message.answer(service.t(lang, "expel.admin"))
+        await message.answer(t(lang, "expel.admin"))
         return
     try:
         # Kept out (issue 25 §5): Telegram refuses them by any link until the ban ends, a
@@ -281,13 +312,11 @@ async def expel(
     except TelegramBadRequest:
         # The bot lost the right to remove members since the game began.
         rights = ", ".join(
-            service.t(lang, f"rights.{r}") for r in await missing_rights(bot, message.chat.id)
+            t(lang, f"rights.{r}") for r in await missing_rights(bot, message.chat.id)
         )
-        await message.answer(service.t(lang, "lobby.missing_rights", rights=rights or "—"))
+        await message.answer(t(lang, "lobby.missing_rights", rights=rights or "—"))
         return
-    await message.answer(
-        service.t(lang, "expel.done", name=escape(target.first_name), days=EXPELLED_DAYS)
-    )
+    await message.answer(t(lang, "expel.done", name=escape(target.first_name), days=EXPELLED_DAYS))
 
 
 @takes("replace.usage", Arg("code", GROUP_CODE), Arg("words", NICK_AND_MORE))
@@ -295,6 +324,7 @@ async def replace_player(
     message: Message,
     bot: Bot,
     service: GameService,
+    t: Texts,
     tournaments: TournamentService,
     lang: str,
     code: str,
@@ -317,12 +347,12 @@ async def replace_player(
             raise TournamentError("replace.usage")
         lobby = await tournaments.replace(group, out.user_id, sub.user_id)
     except TournamentError as error:
-        await refuse(message, service, lang, error)
+        await refuse(message, t, lang, error)
         return
     if lobby is not None:
-        await refresh_lobby(service, service.t, lobby, bot)
+        await refresh_lobby(service, t, lobby, bot)
     await message.answer(
-        service.t(lang, "replace.done", code=group.code, out=escape(out.nick), sub=escape(sub.nick))
+        t(lang, "replace.done", code=group.code, out=escape(out.nick), sub=escape(sub.nick))
     )
     # Both are told; the substitute gets the table's chat link if it has one (T1).
     link, title = None, ""
