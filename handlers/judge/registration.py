@@ -51,7 +51,7 @@ async def register(
 ) -> None:
     """The registration deep link: `/start reg_<token>`."""
     assert message.from_user is not None and command.args is not None
-    await service.repos.users.set_started(message.from_user.id, True)
+    await service.started(message.from_user.id)  # they pressed Start: reachable again
     if OLD_REGISTRATION.fullmatch(command.args):
         # Links of before the tokens named the tournament by its number: anyone could guess it.
         await message.answer(t(lang, "tournament.old_link"))
