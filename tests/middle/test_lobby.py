@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from bot.rules.events import Phase
+from handlers.lobby import refresh_lobby
 from storage.games import GameStatus
 from tests.middle.harness import Desk
 
@@ -108,3 +109,25 @@ async def test_a_second_newgame_is_refused_while_the_lobby_is_open(lobby: Desk) 
     assert said == [lobby.t("lobby.exists")]
     game = await lobby.app.service.active_game(lobby.group.id)
     assert game is not None and game.game_id == lobby.game_id
+
+
+async def test_two_joins_shown_by_one_edit_make_no_second_edit(desk: Desk) -> None:
+    """Both seats are taken before the first refresh reads the lobby (two Join presses a
+    moment apart): its edit shows both, and the second refresh, finding the post showing
+    what it would, sends nothing (Telegram would refuse it: "message is not modified")."""
+    await desk.send(desk.host, "/newgame")
+    game = await desk.app.service.active_game(desk.group.id)
+    assert game is not None
+    anna, boris = desk.people[:2]
+    for person in (anna, boris):
+        seated = await desk.app.service.join(game, person.id, person.first_name)
+        assert seated.joined
+    mark = desk.mark()
+
+    t = desk.app.dispatcher["t"]
+    for _ in range(2):  # each join's refresh, one after the other
+        await desk.call(refresh_lobby(desk.app.service, t, game, desk.bot))
+
+    (edit,) = desk.sent("editMessageText", chat=desk.group.id, since=mark)
+    assert anna.first_name in edit.text and boris.first_name in edit.text
+    assert not desk.refused()
