@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from bot import timings
 from bot.delivery.sender import Sender
@@ -66,30 +67,18 @@ def announcement(
     return None
 
 
+@dataclass(eq=False, repr=False)
 class Actions:
-    def __init__(
-        self,
-        repos: Repositories,
-        clock: Clock,
-        texts: Texts,
-        sender: Sender,
-        states: GameStates,
-        people: People,
-        clockwork: Clockwork,
-        table: TableMessage,
-        notices: Notices,
-        updates: HandledUpdates,
-    ) -> None:
-        self.repos = repos
-        self.clock = clock
-        self.t = texts
-        self.sender = sender
-        self.states = states
-        self.people = people
-        self.clockwork = clockwork
-        self.table = table
-        self.notices = notices
-        self.updates = updates
+    repos: Repositories
+    clock: Clock
+    t: Texts
+    sender: Sender
+    states: GameStates
+    people: People
+    clockwork: Clockwork
+    table: TableMessage
+    notices: Notices
+    updates: HandledUpdates
 
     async def act(
         self, game_id: int, action: Action, also: Also | None = None

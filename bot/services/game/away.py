@@ -7,6 +7,8 @@ same transaction as the pause or the resume that it stands for.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from bot.rules.actions import Pause, Resume, Stop
 from bot.rules.errors import RuleError
 from bot.rules.state import GameState
@@ -15,10 +17,10 @@ from storage.games import Game
 from storage.repositories import Repositories
 
 
+@dataclass(eq=False, repr=False)
 class Away:
-    def __init__(self, repos: Repositories, actions: Actions) -> None:
-        self.repos = repos
-        self.actions = actions
+    repos: Repositories
+    actions: Actions
 
     async def _note(self, game: Game, paused: int | None) -> None:
         await self.repos.chats.set_paused_away(game.chat_id, paused)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from dataclasses import dataclass, field
 
 from bot.delivery.limiter import COSMETIC
 from bot.delivery.sender import Sender
@@ -33,31 +34,21 @@ REMIND_VOTES_LONGER_THAN = 15.0
 COMMIT_RETRIES = (2.0, 4.0, 8.0, 16.0, 30.0)
 
 
+@dataclass(eq=False, repr=False)
 class Clockwork:
-    def __init__(
-        self,
-        repos: Repositories,
-        clock: Clock,
-        timers: Timers,
-        texts: Texts,
-        sender: Sender,
-        states: GameStates,
-        people: People,
-        notices: Notices,
-        warning_seconds: float,
-    ) -> None:
-        self.repos = repos
-        self.clock = clock
-        self.timers = timers
-        self.t = texts
-        self.sender = sender
-        self.states = states
-        self.people = people
-        self.notices = notices
-        self.warning_seconds = warning_seconds
-        # Games whose current step's announcement is on its way: (step, when it began).
-        self.unseen: dict[int, tuple[int, float]] = {}
-        self._commit_failures: dict[int, int] = {}  # game -> deadlines failed in a row
+    repos: Repositories
+    clock: Clock
+    timers: Timers
+    t: Texts
+    sender: Sender
+    states: GameStates
+    people: People
+    notices: Notices
+    warning_seconds: float
+    # Games whose current step's announcement is on its way: (step, when it began).
+    unseen: dict[int, tuple[int, float]] = field(default_factory=dict, init=False)
+    # Game -> deadlines whose commit failed in a row.
+    _commit_failures: dict[int, int] = field(default_factory=dict, init=False)
 
     def arm(self, game_id: int, state: GameState) -> bool:
         """The game's timers follow its state: one for the deadline, one for the warning

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from bot.delivery.sender import Sender
@@ -59,40 +59,28 @@ class JoinOutcome:
         return self.seating is Seating.JOINED
 
 
+@dataclass(eq=False, repr=False)
 class Lobby:
-    def __init__(
-        self,
-        repos: Repositories,
-        clock: Clock,
-        timers: Timers,
-        texts: Texts,
-        sender: Sender,
-        states: GameStates,
-        people: People,
-        actions: Actions,
-        casual_settings: GameSettings,
-        new_seed: Callable[[], str],
-        idle_seconds: float,
-    ) -> None:
-        self.repos = repos
-        self.clock = clock
-        self.timers = timers
-        self.t = texts
-        self.sender = sender
-        self.states = states
-        self.people = people
-        self.actions = actions
-        self.casual_settings = casual_settings
-        self.new_seed = new_seed
-        self.idle_seconds = idle_seconds
-        self._begin_requested: set[int] = set()
-        # Lobby posts with an edit under way: True if they changed again since it began
-        # (handlers.lobby.refresh_lobby).
-        self.stale: dict[int, bool] = {}
-        # What each lobby post shows now, as its last edit left it: two joins whose
-        # refreshes run one after the other make one edit, not a second, refused
-        # "not modified" one.
-        self.shown: LRU[int, str] = LRU(KEEP_CHATS)
+    repos: Repositories
+    clock: Clock
+    timers: Timers
+    t: Texts
+    sender: Sender
+    states: GameStates
+    people: People
+    actions: Actions
+    casual_settings: GameSettings
+    new_seed: Callable[[], str]
+    idle_seconds: float
+    # Lobbies whose /begin waits for someone to press Start.
+    _begin_requested: set[int] = field(default_factory=set, init=False)
+    # Lobby posts with an edit under way: True if they changed again since it began
+    # (handlers.lobby.refresh_lobby).
+    stale: dict[int, bool] = field(default_factory=dict, init=False)
+    # What each lobby post shows now, as its last edit left it: two joins whose
+    # refreshes run one after the other make one edit, not a second, refused
+    # "not modified" one.
+    shown: LRU[int, str] = field(default_factory=lambda: LRU(KEEP_CHATS), init=False)
 
     async def open(self, chat_id: int, host_id: int, thread_id: int | None = None) -> Game:
         """A casual lobby in the chat; in a forum, in the topic `thread_id` it was asked

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from bot.delivery.sender import Sender, Undelivered
 from bot.rules.events import CardsDealt, Event
@@ -14,11 +15,11 @@ from bot.views.render import Keyboard, Post, named
 from storage.games import Game
 
 
+@dataclass(eq=False, repr=False)
 class Notices:
-    def __init__(self, people: People, texts: Texts, sender: Sender) -> None:
-        self.people = people
-        self.t = texts
-        self.sender = sender
+    people: People
+    t: Texts
+    sender: Sender
 
     async def tell_host_of(self, about: Game, key: str, **values: object) -> None:
         """A fault the Host must act on (`tell_host`), in the words of `key`."""

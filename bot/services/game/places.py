@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass, field
 
 from bot.delivery.moved_chats import MovedChats
 from bot.delivery.sender import Sender
@@ -15,28 +16,22 @@ from storage.games import Game, GameStatus
 from storage.repositories import Repositories
 
 
+@dataclass(eq=False, repr=False)
 class Places:
-    def __init__(
-        self,
-        repos: Repositories,
-        clock: Clock,
-        sender: Sender,
-        states: GameStates,
-        people: People,
-        table: TableMessage,
-        moves: MovedChats,
-    ) -> None:
-        self.repos = repos
-        self.clock = clock
-        self.sender = sender
-        self.states = states
-        self.people = people
-        self.table = table
-        # Groups that became supergroups (installed on the bot's session by the app).
-        self.moves = moves
-        self._moving = asyncio.Lock()
-        sender.locate = self.locate  # every post of a game goes to the game's topic
-        sender.topic_gone = self.topic_gone
+    repos: Repositories
+    clock: Clock
+    sender: Sender
+    states: GameStates
+    people: People
+    table: TableMessage
+    # Groups that became supergroups (installed on the bot's session by the app).
+    moves: MovedChats
+    _moving: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
+
+    def __post_init__(self) -> None:
+        # Every post of a game goes to the game's topic; a topic deleted moves the game.
+        self.sender.locate = self.locate
+        self.sender.topic_gone = self.topic_gone
 
     async def locate(self, game_id: int) -> tuple[int, int | None] | None:
         """Where the game lives: its group and forum topic (the sender's first post of a

@@ -43,33 +43,21 @@ class Resumed:
     unseen: list[tuple[int, int]] = field(default_factory=list)
 
 
+@dataclass(eq=False, repr=False)
 class Resume:
-    def __init__(
-        self,
-        repos: Repositories,
-        clock: Clock,
-        texts: Texts,
-        sender: Sender,
-        states: GameStates,
-        people: People,
-        clockwork: Clockwork,
-        actions: Actions,
-        table: TableMessage,
-        notices: Notices,
-    ) -> None:
-        self.repos = repos
-        self.clock = clock
-        self.t = texts
-        self.sender = sender
-        self.states = states
-        self.people = people
-        self.clockwork = clockwork
-        self.actions = actions
-        self.table = table
-        self.notices = notices
-        # Start-up sends the unsent outbox while updates are read already: a player's
-        # Start meanwhile must not send the same message twice.
-        self._resending = asyncio.Lock()
+    repos: Repositories
+    clock: Clock
+    t: Texts
+    sender: Sender
+    states: GameStates
+    people: People
+    clockwork: Clockwork
+    actions: Actions
+    table: TableMessage
+    notices: Notices
+    # Start-up sends the unsent outbox while updates are read already: a player's
+    # Start meanwhile must not send the same message twice.
+    _resending: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
 
     async def resend_unsent(self, user_id: int | None = None) -> int:
         """Send again what the game depends on and was never confirmed sent.

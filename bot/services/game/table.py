@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from bot.delivery.sender import Remembered, Sender
 from bot.rules.codec import to_json
@@ -23,22 +24,14 @@ from storage.games import Game, GameStatus
 from storage.repositories import Repositories
 
 
+@dataclass(eq=False, repr=False)
 class TableMessage:
-    def __init__(
-        self,
-        repos: Repositories,
-        clock: Clock,
-        texts: Texts,
-        sender: Sender,
-        states: GameStates,
-        panels: HostPanels,
-    ) -> None:
-        self.repos = repos
-        self.clock = clock
-        self.t = texts
-        self.sender = sender
-        self.states = states
-        self.panels = panels
+    repos: Repositories
+    clock: Clock
+    t: Texts
+    sender: Sender
+    states: GameStates
+    panels: HostPanels
 
     async def show_board(self, game: Game, state: GameState, lang: str) -> None:
         """The pinned table message follows the state (cosmetic: the sender folds and paces it).
