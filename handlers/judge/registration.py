@@ -14,7 +14,7 @@ from bot.services.judge import TournamentError, TournamentService
 from bot.views.i18n import Texts, escape
 from bot.views.settings import change_lines, settings_lines
 from handlers.args import NAME, NEW_NICK, NICK_AND_MORE, SETTINGS, Arg, Depends, Word, takes
-from handlers.judge.replies import judged_player, refuse
+from handlers.judge.replies import judged, judged_player, refuse
 from handlers.lobby import refresh_lobby
 from storage.games import GameStatus
 
@@ -173,10 +173,8 @@ async def registration(
 ) -> None:
     """`/registration open|closed`: whether the registration link still registers people."""
     assert message.from_user is not None
-    try:
-        tournament = await tournaments.judged_by(message.from_user.id)
-    except TournamentError as error:
-        await refuse(message, t, lang, error)
+    tournament = await judged(message, tournaments, t, lang)
+    if tournament is None:
         return
     await tournaments.set_registration(tournament, wanted == "open")
     await message.answer(t(lang, f"registration.{wanted}", name=escape(tournament.name)))

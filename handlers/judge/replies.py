@@ -28,6 +28,18 @@ async def refuse_tables(
     await message.answer(t(lang, error.key, tables=tables, **error.values))
 
 
+async def judged(
+    message: Message, tournaments: TournamentService, t: Texts, lang: str
+) -> Tournament | None:
+    """The tournament the sender judges; None once they have been told why not."""
+    assert message.from_user is not None
+    try:
+        return await tournaments.judged_by(message.from_user.id)
+    except TournamentError as error:
+        await refuse(message, t, lang, error)
+        return None
+
+
 async def judged_player(
     message: Message, tournaments: TournamentService, t: Texts, lang: str, words: str
 ) -> tuple[Tournament, TournamentPlayer] | None:

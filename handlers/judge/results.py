@@ -24,7 +24,7 @@ from bot.views.render import Post
 from bot.views.sheet import points as as_points
 from bot.web.page import PageLinks
 from handlers.args import NICK_AND_MORE, POINTS, REASON, Arg, Word, fits, takes
-from handlers.judge.replies import judged_player, refuse, refuse_tables
+from handlers.judge.replies import judged, judged_player, refuse, refuse_tables
 from storage.tournaments import Tournament, TournamentStatus
 
 
@@ -340,10 +340,8 @@ async def export(
     lang: str,
 ) -> None:
     assert message.from_user is not None
-    try:
-        tournament = await tournaments.judged_by(message.from_user.id)
-    except TournamentError as error:
-        await refuse(message, t, lang, error)
+    tournament = await judged(message, tournaments, t, lang)
+    if tournament is None:
         return
     for name, text in (await tournaments.exports(tournament)).items():
         await bot.send_document(message.chat.id, BufferedInputFile(text.encode(), name))

@@ -19,7 +19,7 @@ from bot.tournament.tables import table_number
 from bot.tournament.tours import TableState, begun, unfinished
 from bot.views.i18n import Texts, escape
 from handlers.args import GROUP_CODE, NICK_AND_MORE, USERNAME, Arg, Word, replied_member, takes
-from handlers.judge.replies import refuse, refuse_tables
+from handlers.judge.replies import judged, refuse, refuse_tables
 from handlers.lobby import is_member, missing_rights, refresh_lobby
 from storage.tournaments import TournamentStatus
 
@@ -110,10 +110,8 @@ async def tour(
     """`/tour`: the current tour at a glance, for its Judge: each table's code, chat, Host
     and state, and who has not come."""
     assert message.from_user is not None
-    try:
-        tournament = await tournaments.judged_by(message.from_user.id)
-    except TournamentError as error:
-        await refuse(message, t, lang, error)
+    tournament = await judged(message, tournaments, t, lang)
+    if tournament is None:
         return
     tid = tournament.tournament_id
     current = await service.repos.tours.last_tour(tid)
