@@ -22,7 +22,7 @@ from pathlib import Path
 
 TICKS = os.sysconf("SC_CLK_TCK")
 _PR_SET_PDEATHSIG = 1  # Linux prctl: the signal a process gets when its parent dies
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]  # the checkout: `python -m bench.bare` runs from it
 
 
 def cpu_seconds(pid: int | str = "self") -> float:

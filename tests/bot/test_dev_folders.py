@@ -90,3 +90,16 @@ def test_only_the_demo_reaches_into_the_development_folders() -> None:
         node.module for node in main.body if isinstance(node, ast.ImportFrom) and node.module
     }
     assert not top_level & {"bot.cli.demo", "bot.cli.scenarios"}, top_level
+
+
+def test_the_benchmarks_processes_start_from_the_checkout() -> None:
+    """`make bench` starts the bare bot as `python -m bench.bare` from the benchmark's
+    ROOT: that must be the checkout, where `bench/` is found (a ROOT one folder too high
+    left the bare bot unable to start)."""
+    from bench import procs
+
+    assert procs.ROOT == ROOT
+    found = subprocess.run(
+        [sys.executable, "-c", "import bench.bare"], cwd=procs.ROOT, capture_output=True
+    )
+    assert found.returncode == 0, found.stderr.decode()
