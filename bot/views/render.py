@@ -40,7 +40,7 @@ from bot.rules.events import (
     VoteOpened,
 )
 from bot.rules.sanctions import Penalty, VCode
-from bot.rules.settings import KillRule
+from bot.rules.settings import GameSettings, KillRule
 from bot.rules.sheet import sheet
 from bot.rules.state import GameState
 from bot.views.board import board_text
@@ -67,7 +67,9 @@ class Countdown:
     deadline: float
     seconds: float
     timezone: str
-    late: float = 0.5  # the settings' `late_announcement_seconds`, as the engine has it
+    # The settings' `late_announcement_seconds`, as the engine has it (the default: a turn
+    # post stored before the figure travelled with it).
+    late: float = GameSettings.late_announcement_seconds
 
     def shown(self, text: str, now: float) -> str:
         """`text` as sent at `now`: its end time moved on if it went out late (as the
