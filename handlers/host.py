@@ -398,7 +398,7 @@ async def hand_over(
     await message.answer(t(lang, "host.handed_over", host=link))
     # The panel goes to the new Host (none if they hold a seat).
     state = await service.state(game.game_id)
-    if handed is not None and handed.status is GameStatus.RUNNING and state is not None:
+    if handed.status is GameStatus.RUNNING and state is not None:
         async with service.lock(game.game_id):
             service.panels.pick(game.game_id, None)
             await service.show_panel(handed, state)
