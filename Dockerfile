@@ -15,7 +15,7 @@ WORKDIR /app
 # The pinned dependencies first, each file checked against its hash; this layer is
 # rebuilt only when the lock file changes.
 COPY requirements.lock ./
-RUN pip install --require-hashes -r requirements.lock
+RUN pip install --require-hashes --no-deps -r requirements.lock && pip check
 
 COPY pyproject.toml README.md ./
 COPY bot ./bot

@@ -19,15 +19,23 @@ $(PY):
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 
+# The lock files are whole (every package each needs, for every platform, resolved by
+# `make lock`), so pip installs them as they are (--no-deps) rather than resolving again:
+# pip 23's resolver, asked for an extra of a pinned package (pytest-cov wants
+# coverage[toml]), took the index's newest release and refused it as not pinned, so an
+# unchanged lock stopped installing the day a new coverage came out. `pip check` then
+# proves that what was installed needs nothing missing.
 # The project itself has no hash (it is this folder), and brings no dependency of its own.
 $(RUN_STAMP): $(LOCK) pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet --require-hashes -r $(LOCK)
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r $(LOCK)
 	$(PY) -m pip install --quiet --no-deps -e .
+	$(PY) -m pip check
 	touch $(RUN_STAMP)
 
 $(DEV_STAMP): $(DEV_LOCK) pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet --require-hashes -r $(DEV_LOCK)
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r $(DEV_LOCK)
 	$(PY) -m pip install --quiet --no-deps -e .
+	$(PY) -m pip check
 	touch $(DEV_STAMP) $(RUN_STAMP)
 
 # The environment alone, without playing the demo: a server's set-up, and again after

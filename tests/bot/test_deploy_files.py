@@ -107,7 +107,8 @@ def test_the_image_runs_as_its_own_user_with_the_database_on_a_volume() -> None:
     assert dockerfile.startswith("#") and "FROM python:3.11-slim" in dockerfile
     assert re.search(r"^USER mafia$", dockerfile, re.M)
     assert 'VOLUME ["/data"]' in dockerfile and "MAFIA_DATABASE=/data/" in dockerfile
-    assert "--require-hashes -r requirements.lock" in dockerfile
+    # The lock is installed as it is (no second resolution) and then checked whole.
+    assert "--require-hashes --no-deps -r requirements.lock && pip check" in dockerfile
     # Issue 23: the start checks what no restart mends and waits for Telegram itself.
     assert "python -m bot check --token-required --offline && exec python -m bot run" in dockerfile
 
@@ -231,3 +232,12 @@ def test_the_systemd_unit_is_valid(tmp_path: Path) -> None:
         if "mafia-table.service" in line
     ]
     assert done.returncode == 0 and not problems, done.stderr
+
+
+def test_make_installs_each_lock_as_it_is_then_checks_it() -> None:
+    # A lock installed with pip's resolver on could stop installing, unchanged, the day a
+    # dependency's extra (pytest-cov's coverage[toml]) met a newer release on the index.
+    makefile = (ROOT / "Makefile").read_text()
+    for lock in ("$(LOCK)", "$(DEV_LOCK)"):
+        assert f"pip install --quiet --require-hashes --no-deps -r {lock}\n" in makefile, lock
+    assert makefile.count("$(PY) -m pip check") == 2
