@@ -26,6 +26,7 @@ from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
 from bot.services.clock import VirtualClock, VirtualTimers, WallClock
 from bot.services.game import GameService
+from bot.services.workers import Workers
 from bot.views.i18n import Texts
 from bot.views.render import Outgoing, Post
 from sandbox import Sandbox
@@ -43,6 +44,7 @@ class _Nowhere:
     def __init__(self, sandbox: Sandbox) -> None:
         self.remembered: dict[tuple[int, str], Remembered] = {}
         self._api = sandbox.api
+        self.workers = Workers()  # the game's locks park there, as with the real Sender
         self._told: list[asyncio.Future[None]] = []
 
     def _post(self, post: Post) -> int:

@@ -252,7 +252,7 @@ async def measure_pace(games: int, seed: int) -> Pace:
             seconds += table.clock.now() - begun
             # What waits for a quiet minute (stale buttons, the table's last edit) would
             # wait for ever once the virtual clock stops: not sent, as a process ending.
-            await table.app.service.sender.stop()
+            await table.app.workers.stop()
             made = sandbox.calls()[made_before:]
             calls += sum(1 for r in made if r.method != "getUpdates")
             messages += sum(1 for r in made if r.ok and r.method in SENDING_METHODS)

@@ -7,7 +7,6 @@ import time.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -39,6 +38,7 @@ from bot.services.clock import Clock, Timers
 from bot.services.game import GameService
 from bot.services.game.shared import LOBBY_IDLE_SECONDS
 from bot.services.judge import OPEN_TOURNAMENTS, TournamentService
+from bot.services.workers import Workers
 from bot.views.i18n import LANGUAGES, Texts
 from bot.web.page import PageLinks, TournamentPages, serve_pages
 from handlers import get_routers
@@ -47,6 +47,7 @@ from handlers.common import chat_moved
 from handlers.failures import STORAGE_FAILURES, StaleAnswers, Unreachable, gone, not_recorded
 from handlers.guard import AnswersInPrivate, OutOfTurnCommands
 from handlers.middleware import (
+    AtWork,
     DecidedOnTelling,
     InChatOrder,
     KnowTheSender,
@@ -82,6 +83,8 @@ class App:
     dispatcher: Dispatcher
     service: GameService
     database: Database
+    # Every background task, and every update and timer's job under way (`Workers`).
+    workers: Workers
 
 
 async def build_app(
@@ -99,12 +102,14 @@ async def build_app(
     pages: PageLinks | None = None,
     lobby_idle_seconds: float = LOBBY_IDLE_SECONDS,
     open_tournaments: int = OPEN_TOURNAMENTS,
+    workers: Workers | None = None,
 ) -> App:
     # Here, not where the bot is made: every bot the app runs (the demo's and the tests'
     # too) keeps its answers' models built, rather than rebuilding one after each
     # garbage collection.
     runtime.tune(bot)
-    sender = Sender(bot, clock, pace_scale)
+    workers = workers or Workers()
+    sender = Sender(bot, clock, pace_scale, workers)
     # Outermost, to time all of a call an update waits for (`bot.timings`; off: nothing).
     bot.session.middleware(timings.Calls())
     # Then: an update that tells Telegram something lets its chat's next update go.
@@ -142,8 +147,11 @@ async def build_app(
     dispatcher["t"] = texts
     dispatcher["tournaments"] = TournamentService(service, judges, open_tournaments)
     dispatcher["pages"] = pages  # the live page's addresses, when [web] is on
-    # Outermost: a chat's updates one after another, in Telegram's order (issue 26).
-    dispatcher.update.outer_middleware(InChatOrder())
+    dispatcher["workers"] = workers
+    # Outermost: an update's handling is the bot's work until it ends.
+    dispatcher.update.outer_middleware(AtWork(workers))
+    # Then: a chat's updates one after another, in Telegram's order (issue 26).
+    dispatcher.update.outer_middleware(InChatOrder(workers))
     dispatcher.update.outer_middleware(OncePerUpdate())
     # Before anything is stored of it: a flood of commands outside a game is dropped.
     dispatcher.message.outer_middleware(ThrottleCommands())
@@ -158,7 +166,7 @@ async def build_app(
     dispatcher.errors.register(not_recorded, ExceptionTypeFilter(*STORAGE_FAILURES))
     # A chat gone, or the bot blocked or removed there: no redelivery mends it (issue 21).
     dispatcher.errors.register(Unreachable().handle, lambda event: gone(event.exception))
-    return App(bot, dispatcher, service, database)
+    return App(bot, dispatcher, service, database, workers)
 
 
 # The scopes handlers.commands.menus() names, by their BotCommandScope type.
@@ -235,7 +243,6 @@ async def _run(bot: Bot, config: Config, texts: Texts) -> None:
         open_tournaments=config.access.open_tournaments_per_judge,
     )
     page_server = None
-    telling: asyncio.Task[None] | None = None
     try:
         if pages is not None:
             page_server = await serve_pages(
@@ -262,7 +269,7 @@ async def _run(bot: Bot, config: Config, texts: Texts) -> None:
         await set_command_menus(bot, texts)
         # The groups are told while updates are read already: Telegram's overall window
         # takes 500 notices in no less than 17 s, and no game waits for its own.
-        telling = asyncio.create_task(app.service.tell_resumed(resumed))
+        app.workers.spawn(app.service.tell_resumed(resumed), "tell resumed")
         runtime.freeze_start_up()
         with runtime.watching_collections():
             if config.bot.mode == "webhook":
@@ -271,10 +278,8 @@ async def _run(bot: Bot, config: Config, texts: Texts) -> None:
                 await _drop_leftover_webhook(bot)
                 await app.dispatcher.start_polling(bot)
     finally:
-        if telling is not None:
-            telling.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await telling
+        # What was still to be sent goes with the process: the outbox sends it again.
+        await app.workers.stop()
         if page_server is not None:
             await page_server.cleanup()
         timers.shutdown()

@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from aiogram import Bot
 from aiogram.client.session.middlewares.base import (
@@ -38,6 +38,9 @@ from aiogram.client.session.middlewares.base import (
 )
 from aiogram.methods import Response, TelegramMethod
 from aiogram.methods.base import TelegramType
+
+if TYPE_CHECKING:
+    from bot.services.workers import Workers
 
 log = logging.getLogger(__name__)
 
@@ -188,9 +191,19 @@ def update(kind: str) -> _Update | _Idle:
 
 
 class GameLock(asyncio.Lock):
-    """A game's lock, whose wait is the phase "lock" of the update that waits."""
+    """A game's lock, whose wait is the phase "lock" of the update that waits, and a park
+    of the activity that waits (its holder may be waiting on the clock: `Workers`)."""
+
+    def __init__(self, workers: Workers | None = None) -> None:
+        super().__init__()
+        self._workers = workers
 
     async def acquire(self) -> Literal[True]:
+        if self._workers is None:
+            return await self._acquire()
+        return await self._workers.park(self._acquire())
+
+    async def _acquire(self) -> Literal[True]:
         if not ON:
             return await super().acquire()
         with phase("lock"):

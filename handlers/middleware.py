@@ -26,6 +26,7 @@ from bot.delivery.throttle import REMEMBERED, RIGHTS_KEPT, CommandBudgets
 from bot.lru import LRU
 from bot.services.game import CURRENT_UPDATE, GameService
 from bot.services.inbox import CURRENT_TURN, ChatOrder
+from bot.services.workers import Workers
 from bot.views.i18n import Texts
 from handlers.args import SERVICE_ACCOUNT_ID
 from storage.chats import ChatType
@@ -138,8 +139,27 @@ def chat_of(update: Update) -> int | None:
     return chat_id if isinstance(chat_id, int) else None
 
 
+class AtWork(BaseMiddleware):
+    """The outermost: an update's handling is an activity of the bot (`Workers`), from
+    before it waits for anything to its end."""
+
+    def __init__(self, workers: Workers) -> None:
+        self.workers = workers
+
+    async def __call__(
+        self,
+        handler: Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]],
+        event: TelegramObject,
+        data: dict[str, Any],
+    ) -> Any:
+        if not isinstance(event, Update):
+            return await handler(event, data)
+        with self.workers.update(event.update_id):
+            return await handler(event, data)
+
+
 class InChatOrder(BaseMiddleware):
-    """The outermost: a chat's updates are handled in the order Telegram sent them.
+    """Next to the outermost: a chat's updates are handled in the order Telegram sent them.
 
     The update takes its place in its chat's line before anything is awaited: the
     dispatcher starts each update's task in the order of the batch (polling) or of
@@ -147,8 +167,8 @@ class InChatOrder(BaseMiddleware):
     when the next update of the chat may go.
     """
 
-    def __init__(self) -> None:
-        self.order = ChatOrder()
+    def __init__(self, workers: Workers | None = None) -> None:
+        self.order = ChatOrder(workers)
 
     async def __call__(
         self,

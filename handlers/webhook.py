@@ -37,6 +37,7 @@ from pydantic import ValidationError
 
 from bot.config import valid_webhook_secret
 from bot.delivery import runtime
+from bot.services.workers import Workers
 from bot.web.httpguard import HEADER_SECONDS, AddressLimit, source, too_many
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,9 @@ class UpdateReceiver:
             raise ValueError("the webhook secret must be 32-256 characters of A-Za-z0-9_-")
         self._dispatcher = dispatcher
         self._bot = bot
+        # The bot's (`build_app` puts them in the dispatcher): an update's handling is
+        # theirs, the rest of it too, after Telegram has its answer.
+        self._workers: Workers = dispatcher.get("workers") or Workers()
         self._secret = secret.encode()
         self._loads: Callable[..., Any] = runtime.json_codec()[0]
         self._logged: set[str] = set()
@@ -110,8 +114,8 @@ class UpdateReceiver:
             log.warning("webhook: update %d is of a kind unknown here, ignored", update.update_id)
             return web.json_response({})
         decided = asyncio.Event()
-        handling = asyncio.ensure_future(
-            self._dispatcher.feed_update(self._bot, update, on_decided=decided.set)
+        handling = self._workers.spawn(
+            self._dispatcher.feed_update(self._bot, update, on_decided=decided.set), "update"
         )
         waiting = asyncio.ensure_future(decided.wait())
         await asyncio.wait((handling, waiting), return_when=asyncio.FIRST_COMPLETED)

@@ -32,6 +32,7 @@ from bot.rules.roles import Role
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
 from bot.services.clock import VirtualClock, VirtualTimers
+from bot.services.workers import Workers
 from bot.views.i18n import Texts
 from bot.web.page import PageLinks
 from handlers.webhook import RECEIVER, new_secret, serve_webhook
@@ -40,11 +41,10 @@ from storage.db import Database
 
 T = TypeVar("T")
 
-# How long the bot's calls must have been quiet (seconds of the event loop's own time)
-# before the driver takes it as waiting on the clock. The bot and the sandbox share one
-# loop, so an answer written is read a loop pass later, which `_loop_idle` looks for;
-# this only spares the check while calls follow one another.
-QUIET = 0.001
+# The longest the driver waits (seconds of real time) for the bot's activities to move
+# before it looks again: what comes from outside (a call's answer, an update confirmed by
+# the next poll) moves nothing in `Workers` until an activity parks or ends.
+LOOK_AGAIN = 0.0005
 
 NAMES = {
     "ru": [
@@ -158,6 +158,12 @@ class Table:
         self.database = await Database.open(self.database_path)
         self.database.new_token = self._token
         self.timers = VirtualTimers(self.clock)
+        # The bot's activities; the updates it has begun to handle since it started
+        # (what Telegram still holds beyond those is on its way to the bot).
+        self.workers = Workers()
+        self.entered: set[int] = set()
+        self.workers.on_update = self.entered.add
+        self.listening = False  # polling, or the webhook served: updates can come in
         self.app: App = await build_app(
             self.bot,
             self.database,
@@ -169,11 +175,13 @@ class Table:
             seeds=lambda: demo_seed(self.seed),
             judges=frozenset({self.judge.id}) if self.judge is not None else frozenset(),
             pages=self.pages,
+            workers=self.workers,
         )
-        await self._moving_the_clock(set_command_menus(self.bot, self.texts))
-        await self._moving_the_clock(self.app.service.resume_all())
+        await self.until(self.workers.spawn(set_command_menus(self.bot, self.texts)))
+        await self.until(self.workers.spawn(self.app.service.resume_all()))
         if self.webhook:
-            await self._moving_the_clock(self._listen())
+            await self.until(self.workers.spawn(self._listen()))
+            self.listening = True
             return
         self.polling = asyncio.create_task(
             self.app.dispatcher.start_polling(
@@ -183,7 +191,8 @@ class Table:
                 handle_signals=False,
             )
         )
-        await self._moving_the_clock(self.sandbox.wait_polling())
+        await self.sandbox.wait_polling()
+        self.listening = True
 
     async def _listen(self) -> None:
         """Webhook mode, as `bot.app` runs it: our server first, then setWebhook."""
@@ -223,23 +232,66 @@ class Table:
     def webhook_url(self) -> str:
         return f"http://127.0.0.1:{self.webhook_port}/telegram/updates"
 
-    async def _moving_the_clock(self, work: Awaitable[T]) -> T:
-        """Await `work`; a call refused with a 429 meanwhile waits on the clock: move it."""
+    async def until(self, work: Awaitable[T], within: float = 30.0) -> T:
+        """Await `work` (the bot's own as one of its activities, `workers.spawn`, or a
+        request of Telegram's to the bot), moving the clock whenever the bot waits on it
+        (a call waiting for its chat's window, or for a 429's end)."""
         task = asyncio.ensure_future(work)
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + within
         while not task.done():
+            seen = self.workers.moves
             wake = self.clock.next_wake()
-            if wake is not None and self.sandbox.quiet_for() >= QUIET and await _loop_idle():
+            if wake is not None and await self.still():
                 self.clock.set(wake)
-            await asyncio.sleep(0.001)
+                continue
+            if loop.time() > give_up:
+                task.cancel()
+                raise SettleTimeout(f"not done within {within} s: {self._why()}")
+            await self.workers.changed(seen, LOOK_AGAIN)
         return await task
 
+    def _quiet(self) -> bool:
+        """Nothing on its way to or from the bot: no update on its way (below), no call
+        unanswered, no statement under way.
+
+        An update Telegram holds that the bot has not begun to handle is on its way once
+        the bot listens, unless the bot, polling and handling one update after another, is
+        still handling an earlier one of the same batch: the rest wait behind it, in its
+        hands.
+        """
+        pending = self.sandbox.pending_updates if self.listening else []
+        waiting = any(u["update_id"] not in self.entered for u in pending)
+        one_by_one = not self.webhook and not self.concurrent
+        if waiting and not (one_by_one and self.workers.handling):
+            return False
+        return self.app.service.sender.limiter.in_flight == 0 and not self.database.busy
+
+    def _why(self) -> str:
+        """What keeps the bot from settling, for a driver that gives up."""
+        pending = [u["update_id"] for u in self.sandbox.pending_updates]
+        return (
+            f"at work: {self.workers.at_work()}; updates unconfirmed: {pending} (begun: "
+            f"{sorted(self.entered & set(pending))}); calls unanswered: "
+            f"{self.app.service.sender.limiter.in_flight}; database busy: "
+            f"{self.database.busy}; sender busy: {self.app.service.sender.busy()}; timers "
+            f"busy: {self.timers.busy()}; next wake: {self.clock.next_wake()}"
+        )
+
+    async def still(self) -> bool:
+        """The bot can go on only when the clock moves or somebody acts: no activity of
+        its own at work (`Workers.still`) and nothing on its way (`_quiet`)."""
+        return await self.workers.still(self._quiet)
+
     async def shut_down(self) -> None:
+        self.listening = False
         if self.webhook:
             await self.webhook_runner.cleanup()
         else:
             await self.app.dispatcher.stop_polling()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.polling
+        await self.workers.stop()  # what it still had to send dies with the process
         await self.database.close()
         await self.bot.session.close()
 
@@ -251,34 +303,35 @@ class Table:
 
     # --- time --------------------------------------------------------------------
 
-    async def settle(self, within: float = 30.0, quiet: float = QUIET) -> None:
-        """Until the bot has handled everything; a send paced on the clock moves the clock."""
+    async def settle(self, within: float = 30.0) -> None:
+        """Until the bot has handled everything; a send paced on the clock moves the clock.
+
+        The bot is done when it is still (`still`) and nothing the game needs waits: no
+        update unconfirmed, no timer's job running, nothing the game needs queued for a
+        chat (a cosmetic note or stale buttons waiting for room may wait). Still but not
+        done, it waits on the clock: the clock goes to the next sleeper's time.
+        """
         loop = asyncio.get_running_loop()
         give_up = loop.time() + within
         while True:
-            busy = bool(self.sandbox.pending_updates) or self.timers.busy()
-            busy = busy or self.app.service.sender.busy()
-            if self.webhook:  # answered, and still telling what they did
-                receiver = self.webhook_runner.app[RECEIVER]
-                busy = busy or receiver.finishing() > 0
-            idle = self.sandbox.quiet_for() >= quiet and await _loop_idle()
-            # Nothing on its way back: a call is booked in its window when answered, at a
-            # later time if the clock moved meanwhile (the caller's next advance()), and
-            # the transcript would differ in a slower run. The sender does not count a
-            # cosmetic note (the 10-second warning) as busy, yet it may be on its way.
-            answered = self.app.service.sender.limiter.in_flight == 0
-            answered = answered and not self.database.busy  # nor while it writes
-            if idle and answered and not busy:
-                last = self.sandbox.world.last_seq
-                if not self.marks or self.marks[-1] != last:
-                    self.marks.append(last)
-                return
-            wake = self.clock.next_wake()
-            if idle and answered and wake is not None:
-                self.clock.set(wake)  # the bot is waiting on the clock: let time pass
-            elif loop.time() > give_up:
-                raise SettleTimeout(f"the bot did not settle within {within} s")
-            await asyncio.sleep(quiet / 3)
+            seen = self.workers.moves
+            if await self.still():
+                busy = bool(self.sandbox.pending_updates) or self.timers.busy()
+                busy = busy or self.app.service.sender.busy()
+                if self.webhook:  # answered, and still telling what they did
+                    busy = busy or self.webhook_runner.app[RECEIVER].finishing() > 0
+                if not busy:
+                    last = self.sandbox.world.last_seq
+                    if not self.marks or self.marks[-1] != last:
+                        self.marks.append(last)
+                    return
+                wake = self.clock.next_wake()
+                if wake is not None:
+                    self.clock.set(wake)  # the bot is waiting on the clock: let time pass
+                    continue
+            if loop.time() > give_up:
+                raise SettleTimeout(f"the bot did not settle within {within} s: {self._why()}")
+            await self.workers.changed(seen, LOOK_AGAIN)
 
     async def _wake_at(self, wake: float) -> None:
         """Move the clock to a sleeper's time, lazy ones included, and let what woke go."""
@@ -650,24 +703,6 @@ def _memory_folder() -> str | None:
     A game's database is a throwaway here; a test that checks durability passes `folder`."""
     shm = Path("/dev/shm")
     return str(shm) if shm.is_dir() and os.access(shm, os.W_OK | os.X_OK) else None
-
-
-async def _loop_idle() -> bool:
-    """Nothing but this task can run: every other task waits on the clock, on Telegram
-    (the sandbox) or on the database. Looked at twice, a loop pass apart, so that what
-    the network brought in meanwhile (a response read in that pass) counts as work.
-
-    A quiet moment of the bot's calls alone is not enough: a handler still working
-    between two calls (rendering, or waiting for its turn at the CPU on a loaded
-    machine) would see the clock move under it, and the same seed would not play the
-    same game. `_ready` is the event loop's queue of callbacks due to run.
-    """
-    loop = asyncio.get_running_loop()
-    for _ in range(2):
-        if getattr(loop, "_ready", None):
-            return False
-        await asyncio.sleep(0)
-    return True
 
 
 async def play(table: Table, crowd: Crowd, max_steps: int = 20_000) -> GameState:

@@ -32,6 +32,7 @@ from aiogram.methods import Response, TelegramMethod
 from aiogram.methods.base import TelegramType
 
 from bot.services.clock import Clock
+from bot.services.workers import Workers
 
 log = logging.getLogger(__name__)
 
@@ -131,9 +132,12 @@ class Limiter(BaseRequestMiddleware):
     the same factor); `retry_after` is Telegram's and is never scaled.
     """
 
-    def __init__(self, clock: Clock, scale: float = 1.0) -> None:
+    def __init__(self, clock: Clock, scale: float = 1.0, workers: Workers | None = None) -> None:
         self.clock = clock
         self.scale = scale
+        # A call waiting for room is parked there: it goes when the clock or another
+        # call lets it. The wakes armed for the next room are its tasks.
+        self.workers = workers or Workers()
         self._slots: dict[object, list[_Slot]] = {}
         self._held: dict[object, float] = {}  # chat (or _ALL) -> held until, after a 429
         # Waiting calls by lane, each lane in rank order (see `_dispatch`).
@@ -262,7 +266,7 @@ class Limiter(BaseRequestMiddleware):
                 assert later is not None
                 if later.answer is None:
                     later.answer = asyncio.get_running_loop().create_future()
-                answer: Response[TelegramType] = await later.answer
+                answer: Response[TelegramType] = await self.workers.park(later.answer)
                 return answer
             slot = ticket.slot
             assert slot is not None
@@ -291,7 +295,7 @@ class Limiter(BaseRequestMiddleware):
         if lane[0] is ticket:  # behind another of its lane, it cannot go before it
             self._dispatch()
         try:
-            return await ticket.go
+            return await self.workers.park(ticket.go)
         finally:
             if not ticket.go.done():
                 self._leave(ticket, admitted=False)  # cancelled while waiting
@@ -357,18 +361,10 @@ class Limiter(BaseRequestMiddleware):
             return
         if armed is not None:
             armed[1].cancel()
-        self._alarms[lazy] = (when, asyncio.ensure_future(self._alarm(when, lazy)))
-
-    async def stop(self) -> None:
-        """Cancel the wakes armed for waiting calls (a process that ends)."""
-        alarms = [task for _, task in self._alarms.values()]
-        self._alarms.clear()
-        for task in alarms:
-            task.cancel()
-        await asyncio.gather(*alarms, return_exceptions=True)
+        self._alarms[lazy] = (when, self.workers.spawn(self._alarm(when, lazy), "limiter wake"))
 
     async def _alarm(self, when: float, lazy: bool) -> None:
-        await self.clock.sleep_until(when, lazy=lazy)
+        await self.workers.park(self.clock.sleep_until(when, lazy=lazy))
         armed = self._alarms.get(lazy)
         if armed is not None and armed[0] == when:
             del self._alarms[lazy]

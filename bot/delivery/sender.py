@@ -26,7 +26,7 @@ import asyncio
 import itertools
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -50,6 +50,7 @@ from bot.delivery.longtext import fits
 from bot.delivery.slot import Put, Shown, put
 from bot.lru import LRU
 from bot.services.clock import Clock
+from bot.services.workers import Workers
 from bot.views.keys import BOARD, MessageKey
 from bot.views.render import Edit, Keyboard, Outgoing, Post, Retime, Unkey
 
@@ -77,8 +78,9 @@ Outcome = int | Undelivered | None  # a message id, a person out of reach, or no
 # What is told of each message as it goes out: (item index, message id); a tracked
 # message that could not go out is told too, with None.
 Ticker = Callable[[int, int | None], Awaitable[None]]
-# Told when the table message had to be posted anew: (game, chat, message id, text).
-Reposted = Callable[[int, int, int, str], Awaitable[None]]
+# Told what the table message shows once it shows a new text: (game, chat, message id,
+# text, posted anew), so that a restart knows what is there to edit.
+Showing = Callable[[int, int, int, str, bool], Awaitable[None]]
 # Where a game lives: (its group, its forum topic or None), or None for no such game.
 Locate = Callable[[int], Awaitable[tuple[int, int | None] | None]]
 KEEP_PLACES = 5_000  # games whose group and topic are known without a read
@@ -115,11 +117,16 @@ class _Queued:
 
 
 class Sender:
-    def __init__(self, bot: Bot, clock: Clock, pace_scale: float = 1.0) -> None:
+    def __init__(
+        self, bot: Bot, clock: Clock, pace_scale: float = 1.0, workers: Workers | None = None
+    ) -> None:
         self.bot = bot
         self.clock = clock
+        # Whose tasks the sender's are: each worker below is spawned there, and parks
+        # there while it waits for room, the clock or another worker.
+        self.workers = workers or Workers()
         # Install it on the bot's session (`build_app` does) so every call passes it.
-        self.limiter = Limiter(clock, pace_scale)
+        self.limiter = Limiter(clock, pace_scale, self.workers)
         self.remembered: dict[tuple[int, MessageKey], Remembered] = {}
         self._queues: dict[int, deque[_Queued]] = {}
         self._workers: dict[int, asyncio.Task[None]] = {}
@@ -131,7 +138,7 @@ class Sender:
         self._stale_workers: dict[int, asyncio.Task[None]] = {}
         # The table message's latest text per game, not yet shown, and the worker that
         # shows it (`board`).
-        self._boards: dict[int, tuple[int, str, Reposted | None]] = {}
+        self._boards: dict[int, tuple[int, str, Showing | None]] = {}
         self._board_workers: dict[int, asyncio.Task[None]] = {}
         self._quiet: dict[int, asyncio.Event] = {}  # set when a chat's queue runs dry
         self._arrived: dict[int, asyncio.Event] = {}  # set when a chat's queue gets an item
@@ -139,7 +146,8 @@ class Sender:
         # `place` or read through `locate` (set by the game service) at its first post.
         self._places: LRU[int, tuple[int, int | None]] = LRU(KEEP_PLACES)
         self.locate: Locate | None = None
-        self.topic_gone: Callable[[int], Awaitable[None]] | None = None  # told: now General
+        # Told that a game's topic is gone: it goes on in General.
+        self.topic_gone: Callable[[int], Coroutine[Any, Any, None]] | None = None
 
     def forget(self, game_id: int) -> None:
         """The game is long over: its messages will not be edited again."""
@@ -176,7 +184,7 @@ class Sender:
             log.warning("game %s: its topic is gone, it goes on in General", game_id)
             self._places[game_id] = (chat_id, None)
             if self.topic_gone is not None:  # stored aside: the chat's line does not wait
-                self.track(asyncio.ensure_future(self.topic_gone(game_id)))
+                self.track(self.workers.spawn(self.topic_gone(game_id), "topic gone"))
             return await self.bot.send_message(chat_id=chat_id, **fields)
 
     def track(self, task: asyncio.Future[None]) -> None:
@@ -184,22 +192,6 @@ class Sender:
         sender counts as busy until it is done."""
         self._ticking.add(task)
         task.add_done_callback(self._ticking.discard)
-
-    def workers(self) -> list[asyncio.Future[None]]:
-        """Every background task this sender owns and has not seen end: the chats' queues,
-        the stale buttons' and the table's edits, and the work it tracks (the panel's,
-        the outbox's ticks). A driver awaits these to know the sender is done."""
-        workers: list[asyncio.Future[None]] = [*self._workers.values(), *self._ticking]
-        workers += [*self._stale_workers.values(), *self._board_workers.values()]
-        return [worker for worker in workers if not worker.done()]
-
-    async def stop(self) -> None:
-        """Cancel every worker, with what it had still to send (a process that ends)."""
-        workers = self.workers()
-        for worker in workers:
-            worker.cancel()
-        await asyncio.gather(*workers, return_exceptions=True)
-        await self.limiter.stop()
 
     def busy(self) -> bool:
         """Something the game needs is queued or on its way, perhaps waiting on the clock.
@@ -241,7 +233,7 @@ class Sender:
         for index, item in enumerate(items):
             if isinstance(item, Post) and item.essential:
                 essential.add(index)
-                outcome = await self._enqueue(game_id, item, priority=priority)
+                outcome = await self.workers.park(self._enqueue(game_id, item, priority=priority))
                 if isinstance(outcome, Undelivered):
                     delivery.failed.append(outcome)
                 elif outcome is not None:
@@ -252,7 +244,7 @@ class Sender:
             if index not in essential:
                 queued = self._enqueue(game_id, item, priority=priority)
                 if sent is not None and index in track:
-                    task = asyncio.ensure_future(_when_sent(queued, index, sent))
+                    task = self.workers.spawn(_when_sent(self.workers, queued, index, sent), "tick")
                     self._ticking.add(task)
                     task.add_done_callback(self._ticking.discard)
         return delivery
@@ -265,22 +257,20 @@ class Sender:
         """
         self._enqueue(game_id, Edit(chat_id, key, line), note=True, priority=COSMETIC)
 
-    def board(
-        self, game_id: int, chat_id: int, text: str, reposted: Reposted | None = None
-    ) -> None:
+    def board(self, game_id: int, chat_id: int, text: str, shown: Showing | None = None) -> None:
         """Show `text` on the game's pinned table message, when the group has room to spare.
 
         Cosmetic and folded: a newer text replaces one still waiting, and the edit waits
         behind the chat's queue and for a quiet window, so that no turn waits for it. A
         table message this process does not know (lost in a restart, or deleted) is posted
-        and pinned anew, and `reposted` is told its id.
+        and pinned anew. `shown` is told each text the message shows, and its id.
         """
-        shown = self.remembered.get((game_id, BOARD))
-        if shown is not None and shown.text == text and game_id not in self._boards:
+        known = self.remembered.get((game_id, BOARD))
+        if known is not None and known.text == text and game_id not in self._boards:
             return
-        self._boards[game_id] = (chat_id, text, reposted)
+        self._boards[game_id] = (chat_id, text, shown)
         if game_id not in self._board_workers:
-            self._board_workers[game_id] = asyncio.create_task(self._show_board(game_id))
+            self._board_workers[game_id] = self.workers.spawn(self._show_board(game_id), "table")
 
     async def _show_board(self, game_id: int) -> None:
         token = PRIORITY.set(BOARD_EDIT)
@@ -289,10 +279,11 @@ class Sender:
                 chat_id, _, _ = self._boards[game_id]
                 # Behind what the game has queued for the group, then in its spare room.
                 while chat_id in self._workers:
-                    await self._quiet.setdefault(chat_id, asyncio.Event()).wait()
-                chat_id, text, reposted = self._boards.pop(game_id)
+                    quiet = self._quiet.setdefault(chat_id, asyncio.Event())
+                    await self.workers.park(quiet.wait())
+                chat_id, text, shown = self._boards.pop(game_id)
                 try:
-                    await self._edit_board(game_id, chat_id, text, reposted)
+                    await self._edit_board(game_id, chat_id, text, shown)
                 except TelegramForbiddenError as error:  # the bot is out of the group
                     log.info("game %s: the table stays as it was: %s", game_id, error)
                 except Exception:  # the next change shows the table again
@@ -302,7 +293,7 @@ class Sender:
             del self._board_workers[game_id]
 
     async def _edit_board(
-        self, game_id: int, chat_id: int, text: str, reposted: Reposted | None
+        self, game_id: int, chat_id: int, text: str, showing: Showing | None
     ) -> None:
         known = self.remembered.get((game_id, BOARD))
         shown = None if known is None else Shown(known.chat_id, known.message_id, known.text)
@@ -314,9 +305,10 @@ class Sender:
         assert now is not None  # with a repost, the table is always somewhere
         # In the supergroup, if the group became one meanwhile.
         self.remembered[(game_id, BOARD)] = Remembered(now.chat_id, now.message_id, text, None)
-        if outcome is Put.POSTED:
-            if reposted is not None:
-                await reposted(game_id, now.chat_id, now.message_id, text)
+        posted = outcome is Put.POSTED
+        if showing is not None and outcome in (Put.POSTED, Put.EDITED):
+            await showing(game_id, now.chat_id, now.message_id, text, posted)
+        if posted:
             await self.bot.pin_chat_message(
                 chat_id=now.chat_id, message_id=now.message_id, disable_notification=True
             )
@@ -353,7 +345,7 @@ class Sender:
         chat_id = queued.item.chat_id
         self._queues.setdefault(chat_id, deque()).append(queued)
         if chat_id not in self._workers:
-            self._workers[chat_id] = asyncio.create_task(self._drain(chat_id))
+            self._workers[chat_id] = self.workers.spawn(self._drain(chat_id), "chat queue")
 
     def _enqueue(
         self, game_id: int, item: Outgoing, note: bool = False, priority: int = GAME
@@ -371,7 +363,8 @@ class Sender:
         if arrived is not None:  # a note waiting for room looks again (`_note_waits`)
             arrived.set()
         if item.chat_id not in self._workers:
-            self._workers[item.chat_id] = asyncio.create_task(self._drain(item.chat_id))
+            draining = self.workers.spawn(self._drain(item.chat_id), "chat queue")
+            self._workers[item.chat_id] = draining
         return future
 
     def _unkey(self, game_id: int, item: Unkey, queue: deque[_Queued]) -> asyncio.Future[Outcome]:
@@ -418,7 +411,7 @@ class Sender:
             return
         if self._queues.get(chat_id):
             return
-        self._stale_workers[chat_id] = asyncio.create_task(self._take_off(chat_id))
+        self._stale_workers[chat_id] = self.workers.spawn(self._take_off(chat_id), "stale buttons")
 
     async def _take_off(self, chat_id: int) -> None:
         stale = self._stale[chat_id]
@@ -482,16 +475,17 @@ class Sender:
         self.limiter.release()  # the room kept for it is not the note's to hold
         arrived = self._arrived.setdefault(chat_id, asyncio.Event())
         arrived.clear()
-        waits = [
-            asyncio.ensure_future(self.clock.sleep_until(self.clock.now() + delay)),
-            asyncio.ensure_future(arrived.wait()),
-        ]
+        # One wait, which the room's time or a new item ends: `arrived` is rung by either.
+        ringing = self.workers.spawn(self._ring(arrived, self.clock.now() + delay), "room")
         try:
-            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            await self.workers.park(arrived.wait())
         finally:
-            for wait in waits:
-                wait.cancel()
+            ringing.cancel()
         return True
+
+    async def _ring(self, arrived: asyncio.Event, when: float) -> None:
+        await self.workers.park(self.clock.sleep_until(when))
+        arrived.set()
 
     async def _send(self, queued: _Queued) -> None:
         item = queued.item
@@ -595,8 +589,10 @@ def _swap(text: str, old: str, new: str) -> str | None:
     return before + new + after if found else None
 
 
-async def _when_sent(queued: asyncio.Future[Outcome], index: int, sent: Ticker) -> None:
-    outcome = await queued
+async def _when_sent(
+    workers: Workers, queued: asyncio.Future[Outcome], index: int, sent: Ticker
+) -> None:
+    outcome = await workers.park(queued)
     await sent(index, outcome if isinstance(outcome, int) else None)
 
 

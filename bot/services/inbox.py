@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from typing import Any
 
+from bot.services.workers import Workers
 from storage.marks import ProcessedRepository
 
 # Updates remembered in memory; a redelivery comes within seconds, far fewer than these.
@@ -96,8 +97,10 @@ class ChatOrder:
     chats' updates, and so other games, stay parallel.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, workers: Workers | None = None) -> None:
         self._last: dict[int, asyncio.Future[None]] = {}  # chat -> its latest update's turn
+        # An update waiting for the one before it is parked: that one may wait on the clock.
+        self._workers = workers or Workers()
 
     def take(self, chat_id: int, on_decided: Callable[[], None] | None = None) -> Turn:
         """A place in the chat's line, taken now, without awaiting anything; `on_decided`
@@ -115,7 +118,7 @@ class ChatOrder:
             if self._last.get(chat_id) is mine:
                 del self._last[chat_id]
 
-        return Turn(before, done)
+        return Turn(before, done, self._workers)
 
     def waiting(self) -> int:
         """Chats with an update in hand (a test's and a leak's measure)."""
@@ -125,9 +128,15 @@ class ChatOrder:
 class Turn:
     """One update's place in its chat's line (`ChatOrder`)."""
 
-    def __init__(self, before: asyncio.Future[None] | None, done: Callable[[bool], None]) -> None:
+    def __init__(
+        self,
+        before: asyncio.Future[None] | None,
+        done: Callable[[bool], None],
+        workers: Workers,
+    ) -> None:
         self._before = before
         self._done = done
+        self._workers = workers
         self.task: asyncio.Task[Any] | None = None
         self.is_decided = False
         # What must be stored before the update may count as decided: its mark, for an
@@ -137,7 +146,8 @@ class Turn:
     async def wait(self) -> None:
         """Until the update before it in its chat is decided."""
         if self._before is not None and not self._before.done():
-            await asyncio.shield(self._before)
+            before = self._before
+            await self._workers.park(asyncio.shield(before), until=before)
         self._before = None
         self.task = asyncio.current_task()
 

@@ -338,7 +338,7 @@ class HostPanels:
         if state.finished:
             self._over.add(game_id)
         if game_id not in self._workers:
-            task = asyncio.create_task(self._work(game_id))
+            task = self.sender.workers.spawn(self._work(game_id), "panel")
             self._workers[game_id] = task
             self.sender.track(task)
 

@@ -578,7 +578,7 @@ async def test_stop_cancels_what_waits_for_a_quiet_minute(rig: Rig) -> None:
     assert not rig.telegram.sent("editMessageText")  # a quarter of the minute is used up
     waiting = asyncio.all_tasks() - {asyncio.current_task()}
     assert waiting  # the table's worker, asleep until the window has room
-    await rig.sender.stop()
+    await rig.sender.workers.stop()
     assert all(task.done() for task in waiting)
     await rig.pass_time(120)
     assert not rig.telegram.sent("editMessageText")

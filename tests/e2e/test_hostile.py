@@ -19,7 +19,6 @@ it after leaving. The focused tests below pin each case the generator found.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 import json
@@ -160,18 +159,6 @@ def no_handler_errors(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     yield
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert not errors, "\n".join(r.getMessage() for r in errors)
-
-
-async def settled(table: Table) -> None:
-    """Until the bot has handled every update (quicker than `Table.settle` when it can be)."""
-    sender = table.app.service.sender
-    for _ in range(400):
-        if not (table.sandbox.pending_updates or table.timers.busy() or sender.busy()):
-            return
-        if table.clock.next_wake() is not None and table.sandbox.quiet_for() > 0.003:
-            break  # the bot waits on the virtual clock: Table.settle moves it
-        await asyncio.sleep(0.0002)
-    await table.settle()
 
 
 async def protocol_of(table: Table, game_id: int) -> list[Entry]:
@@ -539,7 +526,7 @@ class Hostile:
         lobby = await self.table.app.service.active_game(self.group.id)
         if lobby is not None:  # somebody opened one with /newgame: its Host closes it
             await self.table.sandbox.user(lobby.host_user_id).send(self.group, "/stop")
-        await settled(self.table)
+        await self.table.settle()
         await self.table.gather(self.players)
         await self.table.begin()
         assert self.state.game_id != game_id and self.state.phase is Phase.INTRODUCTION
@@ -574,7 +561,7 @@ class Hostile:
 
     async def after(self, kind: str) -> None:
         self.tally[kind] = self.tally.get(kind, 0) + 1
-        await settled(self.table)
+        await self.table.settle()
         assert not self.referee.failures, self.referee.failures
         records = self.caplog.records[self.seen_records :]
         self.seen_records = len(self.caplog.records)

@@ -1,7 +1,7 @@
 """The middle layer's harness: the real app, fed updates in process, on a virtual clock.
 
-The whole games (tests/e2e) run the bot against the sandbox over HTTP and decide that the
-bot is done by waiting for quiet. Here nothing crosses a socket:
+The whole games (tests/e2e) run the bot against the sandbox over HTTP. Here nothing
+crosses a socket:
 
 - `RecordingSession` is the bot's session (aiogram's `BaseSession`, as aiogram's own
   tests mock it): each request is encoded as aiogram's HTTP session encodes it, answered
@@ -11,8 +11,8 @@ bot is done by waiting for quiet. Here nothing crosses a socket:
   outer middlewares, routers, services) on a throwaway database, takes the updates the
   sandbox's people make (messages, button presses, Start) and feeds each through
   `Dispatcher.feed_update`, as polling does with updates handled one at a time, then lets
-  the delivery workers and the fired timers finish, moving the virtual clock only when
-  everything left is waiting on it.
+  the bot's activities (`Workers`: the update's handling, the delivery workers, the fired
+  timers) finish, moving the virtual clock only when none is at work and some wait on it.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from aiogram.methods.base import TelegramType
 from aiogram.types import InputFile, Update
 
 from bot.app import App, build_app
-from bot.cli.demo import HOST_NAME, NAMES, RIGHTS, _memory_folder, demo_seed
+from bot.cli.demo import HOST_NAME, LOOK_AGAIN, NAMES, RIGHTS, _memory_folder, demo_seed
 from bot.rules.settings import GameSettings
 from bot.rules.state import GameState
 from bot.services.clock import VirtualClock, VirtualTimers
@@ -46,16 +46,10 @@ from storage.db import Database
 
 T = TypeVar("T")
 
-# How long the delivery workers may make no progress before the harness takes it that
-# they all wait on the virtual clock (nothing here waits on a network; only the database
-# works in a thread of its own, and it says when it is busy).
-STALL_SECONDS = 0.02
 # The desk's game may begin with ten players: the fewest the roles table deals for.
 TABLE = 10
-# Passes of the event loop that show nothing moving before the clock may move.
-STILL_PASSES = 20
-# The most rounds of one settle() (a worker done, or the clock moved): past it, stuck.
-MOST_WAKES = 1_000
+# Seconds of real time one settle() may take before the bot is taken as stuck.
+SETTLE_WITHIN = 30.0
 
 
 @dataclass(frozen=True)
@@ -292,58 +286,39 @@ class Desk:
 
     # --- time --------------------------------------------------------------------
 
-    def _work(self) -> list[asyncio.Future[Any]]:
-        """The background work of the bot: the sender's workers (the chats' queues, stale
-        buttons, the table message) and what it tracks, and the timers' jobs running.
-        Those that wait on the clock for what may wait never end; they cost nothing, as
-        settle() waits only while the bot is busy with what the game needs."""
-        return [*self.app.service.sender.workers(), *self.timers.running()]
-
     def _busy(self) -> bool:
-        sender = self.app.service.sender
-        return sender.busy() or self.timers.busy() or self.app.database.busy
+        """Something the game needs is still to be done: queued for a chat, or a timer's
+        job at work (a cosmetic note or stale buttons waiting for room may wait)."""
+        return self.app.service.sender.busy() or self.timers.busy()
+
+    def _quiet(self) -> bool:
+        """Nothing on its way: no call unanswered, no statement under way."""
+        limiter = self.app.service.sender.limiter
+        return limiter.in_flight == 0 and not self.app.database.busy
 
     async def settle(self, handling: asyncio.Future[Any] | None = None) -> None:
         """Until the update being `handling` is handled and what the bot started has
-        been delivered and stored: await its workers; when none of them moves and the
-        database is idle, they wait on the clock, and the clock goes to the next
-        sleeper's time (never for what may wait: stale buttons)."""
-        for _ in range(MOST_WAKES):
-            await asyncio.sleep(0)  # what the last step woke takes its first step
-            handled = handling is None or handling.done()
-            if handled and not self._busy():
-                return
-            work = self._work() + ([] if handling is None or handled else [handling])
-            if work:
-                done, _ = await asyncio.wait(
-                    work, timeout=STALL_SECONDS, return_when=asyncio.FIRST_COMPLETED
-                )
-                if done or not await self._still(work):
-                    continue
-            wake = self.clock.next_wake()
-            if wake is None:
-                if self.app.database.busy or work:
-                    continue
-                return
-            self.clock.set(wake)
-        raise AssertionError(f"the bot did not settle in {MOST_WAKES} rounds")
-
-    async def _still(self, work: list[asyncio.Future[Any]]) -> bool:
-        """Nothing moved over a few more passes of the loop: no call made, no statement
-        under way, no new sleeper on the clock, none of `work` done. A handler rendering
-        for longer than STALL_SECONDS on a loaded machine moves on meanwhile, and the
-        clock must not move under it (the same flow would not give the same times)."""
-
-        def footprint() -> tuple[int, bool, float | None, int]:
-            finished = sum(task.done() for task in work)
-            return len(self.session.sent), self.app.database.busy, self.clock.next_wake(), finished
-
-        before = footprint()
-        for _ in range(STILL_PASSES):
-            await asyncio.sleep(0)
-            if footprint() != before or before[1]:
-                return False
-        return True
+        been delivered and stored. When the bot is still (`Workers.still`: none of its
+        activities at work, nothing on its way) but not done, it waits on the clock, and
+        the clock goes to the next sleeper's time (never for what may wait: stale
+        buttons)."""
+        workers = self.app.workers
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + SETTLE_WITHIN
+        while True:
+            seen = workers.moves
+            if await workers.still(self._quiet):
+                handled = handling is None or handling.done()
+                if handled and not self._busy():
+                    return
+                wake = self.clock.next_wake()
+                if wake is None:
+                    raise AssertionError("the bot waits, and not on the clock")
+                self.clock.set(wake)
+                continue
+            if loop.time() > give_up:
+                raise AssertionError(f"the bot did not settle within {SETTLE_WITHIN} s")
+            await workers.changed(seen, LOOK_AGAIN)
 
     async def run_until(self, done: Callable[[GameState], bool], most: int = 200) -> GameState:
         """Let every turn time out, nobody acting, until `done(state)` holds."""
@@ -413,6 +388,6 @@ async def open_desk(
             try:
                 yield desk
             finally:
-                await app.service.sender.stop()
+                await app.workers.stop()
         finally:
             await database.close()

@@ -218,9 +218,7 @@ class Resume:
                     if posted.message_id is None:
                         continue  # still to go out with the deal (show_board)
                     if posted.chat_id == game.chat_id:  # not left in an upgraded group
-                        self.table.recall_board(
-                            posted.chat_id, posted.message_id, game, state, lang
-                        )
+                        self.table.recall_board(posted)
                 await self.table.show_board(game, state, lang)
             except Exception:
                 log.exception("game %s: the table could not be shown", game.game_id)

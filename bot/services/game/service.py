@@ -149,13 +149,15 @@ class GameService:
         return len(resumed.games)
 
     async def on_timer(self, kind: str, game_id: int, step: int) -> None:
-        """A timer of a game is due (jobs carry only ids: the state says the rest)."""
-        try:
-            if kind == TURN:
-                await self.actions.time_out(game_id, step)
-            elif kind == WARN:
-                await self.clockwork.warn(game_id, step)
-            elif kind == LOBBY:
-                await self.lobby.expire(game_id)
-        except Exception:
-            log.exception("timer %s for game %s failed", kind, game_id)
+        """A timer of a game is due (jobs carry only ids: the state says the rest). Its
+        job is an activity of the bot's while it runs."""
+        with self.sender.workers.activity():
+            try:
+                if kind == TURN:
+                    await self.actions.time_out(game_id, step)
+                elif kind == WARN:
+                    await self.clockwork.warn(game_id, step)
+                elif kind == LOBBY:
+                    await self.lobby.expire(game_id)
+            except Exception:
+                log.exception("timer %s for game %s failed", kind, game_id)

@@ -5,12 +5,13 @@ Cosmetic, both: the action is stored and told whatever becomes of them.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.delivery.sender import Remembered, Sender
-from bot.rules.codec import to_json
+from bot.rules.codec import from_json, to_json
 from bot.rules.events import Event
 from bot.rules.state import GameState
 from bot.services.clock import Clock
@@ -21,6 +22,7 @@ from bot.views.i18n import Texts
 from bot.views.panel import HostPanels
 from bot.views.render import Post
 from storage.games import Game, GameStatus
+from storage.outbox import OutboxMessage
 from storage.repositories import Repositories
 
 
@@ -54,39 +56,44 @@ class TableMessage:
             # One left behind in a group that became a supergroup is posted anew.
             here = posted is not None and posted.chat_id == game.chat_id
             if posted is not None and posted.message_id is not None and here:
-                self.recall_board(posted.chat_id, posted.message_id, game, state, lang)
+                self.recall_board(posted)
         text = board_text(state, lang, self.t)
-        self.sender.board(game.game_id, game.chat_id, text, self._board_reposted)
+        self.sender.board(game.game_id, game.chat_id, text, self._board_shown)
 
-    def recall_board(
-        self, chat_id: int, message_id: int, game: Game, state: GameState, lang: str
-    ) -> None:
-        """The table message a restart found in the outbox, remembered for the next edit.
-
-        What it shows is not stored: taken to be the table as it is now (edits are made
-        at once, a crash rarely catches one), so that the first edit after a restart is
-        for a change, never a refused "not modified" one.
+    def recall_board(self, posted: OutboxMessage) -> None:
+        """The table message a restart found in the outbox, remembered for the next edit
+        as showing what it was last shown (its row keeps the text of every edit that
+        went out): an edit still waiting for room when the process ended is made again.
         """
-        self.sender.remembered[(game.game_id, BOARD)] = Remembered(
-            chat_id, message_id, board_text(state, lang, self.t), None
+        assert posted.message_id is not None
+        text = from_json(Post, json.loads(posted.payload_json)).text
+        self.sender.remembered[(posted.game_id, BOARD)] = Remembered(
+            posted.chat_id, posted.message_id, text, None
         )
 
-    async def _board_reposted(self, game_id: int, chat_id: int, message_id: int, text: str) -> None:
-        """A new table message went up: remembered, so that a restart edits this one."""
+    async def _board_shown(
+        self, game_id: int, chat_id: int, message_id: int, text: str, posted: bool
+    ) -> None:
+        """The table message shows `text`: stored, so that a restart edits this very
+        message and knows what it shows. A new one goes in a row of its own."""
+        payload = dumps(to_json(Post(chat_id, text, pin=True, remember=BOARD)))
         try:
+            if not posted:
+                await self.repos.outbox.showing(game_id, OUTBOX_BOARD, message_id, payload)
+                return
             async with self.repos.database.transaction():
                 queued = await self.repos.outbox.enqueue(
                     game_id=game_id,
                     chat_id=chat_id,
                     kind=OUTBOX_BOARD,
-                    payload_json=dumps(to_json(Post(chat_id, text, pin=True, remember=BOARD))),
+                    payload_json=payload,
                     now=self.clock.now(),
                 )
                 await self.repos.outbox.mark_sent(
                     queued.outbox_id, message_id=message_id, now=self.clock.now()
                 )
         except sqlite3.Error:
-            log.exception("game %s: the new table message could not be recorded", game_id)
+            log.exception("game %s: what the table message shows could not be stored", game_id)
 
     async def show_panel(self, game: Game, state: GameState, events: Sequence[Event] = ()) -> None:
         """The Host's panel follows the game; it never fails the action that moved it."""
