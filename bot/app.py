@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from aiogram import Bot, Dispatcher
 from aiogram.client.default import DefaultBotProperties
+from aiogram.client.session.base import BaseSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 from aiogram.filters import ExceptionTypeFilter
@@ -63,10 +64,12 @@ from storage.secrets import PAGE_KEY
 log = logging.getLogger(__name__)
 
 
-def make_bot(token: str, api_server: str) -> Bot:
-    loads, dumps = runtime.json_codec()
-    api = TelegramAPIServer.from_base(api_server)
-    session = runtime.LeanSession(api=api, json_loads=loads, json_dumps=dumps)
+def make_bot(token: str, api_server: str, session: BaseSession | None = None) -> Bot:
+    """The bot, with its session to `api_server` (or `session`, the demo's in process)."""
+    if session is None:
+        loads, dumps = runtime.json_codec()
+        api = TelegramAPIServer.from_base(api_server)
+        session = runtime.LeanSession(api=api, json_loads=loads, json_dumps=dumps)
     # A reply to a message deleted meanwhile goes without the reply (issue 21).
     default = DefaultBotProperties(parse_mode=ParseMode.HTML, allow_sending_without_reply=True)
     return Bot(token, session=session, default=default)

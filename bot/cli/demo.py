@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO, TypeVar
 
+from aiogram.types import Update
+
 from bot.app import App, build_app, make_bot, set_command_menus
 from bot.config import Config
 from bot.rules.events import Phase
@@ -37,6 +39,7 @@ from bot.views.i18n import Texts
 from bot.web.page import PageLinks
 from handlers.webhook import RECEIVER, new_secret, serve_webhook
 from sandbox import CallbackPress, Sandbox, SettleTimeout, SimGroup, SimMessage, SimUser
+from sandbox.inprocess import InProcessSession
 from storage.db import Database
 
 T = TypeVar("T")
@@ -133,6 +136,9 @@ class Table:
     concurrent: bool = False
     # Webhook mode: where the bot listens (kept across restarts) and the secret it gave.
     webhook: bool = False
+    # No wire at all: the bot's calls are answered by the sandbox in process and the
+    # driver hands it each update in turn, as polling would (`InProcessSession`).
+    in_process: bool = False
     webhook_port: int = 0
     webhook_secret: str = ""
     # Where each settle() ended, as the sandbox's newest message: the steps of the
@@ -154,7 +160,8 @@ class Table:
     async def boot(self) -> None:
         """Start the bot: fresh timers and caches, the database as it was left."""
         # The bot as `python -m bot run` makes it (its session, its JSON codec).
-        self.bot = make_bot(self.sandbox.token, self.sandbox.base_url)
+        session = InProcessSession(self.sandbox) if self.in_process else None
+        self.bot = make_bot(self.sandbox.token, self.sandbox.base_url, session)
         self.database = await Database.open(self.database_path)
         self.database.new_token = self._token
         self.timers = VirtualTimers(self.clock)
@@ -164,6 +171,8 @@ class Table:
         self.entered: set[int] = set()
         self.workers.on_update = self.entered.add
         self.listening = False  # polling, or the webhook served: updates can come in
+        self.feeding: asyncio.Task[object] | None = None  # in process: the update in hand
+        self.feeding_id = 0
         self.app: App = await build_app(
             self.bot,
             self.database,
@@ -183,6 +192,8 @@ class Table:
             await self.until(self.workers.spawn(self._listen()))
             self.listening = True
             return
+        if self.in_process:
+            return  # settle() hands the bot each update
         self.polling = asyncio.create_task(
             self.app.dispatcher.start_polling(
                 self.bot,
@@ -260,12 +271,32 @@ class Table:
         still handling an earlier one of the same batch: the rest wait behind it, in its
         hands.
         """
+        # In process, nothing carries an update but the driver itself (`_feed`).
         pending = self.sandbox.pending_updates if self.listening else []
         waiting = any(u["update_id"] not in self.entered for u in pending)
         one_by_one = not self.webhook and not self.concurrent
         if waiting and not (one_by_one and self.workers.handling):
             return False
         return self.app.service.sender.limiter.in_flight == 0 and not self.database.busy
+
+    def _feed(self) -> bool:
+        """In process: hand the bot the next update Telegram holds once it is done with
+        the one before, as polling with updates handled one at a time does (confirmed
+        when handled: a restart meanwhile gets it again). True if one was handed."""
+        if not self.in_process or (self.feeding is not None and not self.feeding.done()):
+            return False
+        if self.feeding is not None:
+            self.sandbox.world.updates.confirm(self.feeding_id)
+            self.feeding = None
+        pending = self.sandbox.pending_updates
+        if not pending:
+            return False
+        raw = pending[0]
+        self.feeding_id = raw["update_id"]
+        update = Update.model_validate(raw, context={"bot": self.bot})
+        handling = self.app.dispatcher.feed_update(self.bot, update)
+        self.feeding = self.workers.spawn(handling, f"update {self.feeding_id}")
+        return True
 
     def _why(self) -> str:
         """What keeps the bot from settling, for a driver that gives up."""
@@ -287,7 +318,7 @@ class Table:
         self.listening = False
         if self.webhook:
             await self.webhook_runner.cleanup()
-        else:
+        elif not self.in_process:
             await self.app.dispatcher.stop_polling()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.polling
@@ -315,6 +346,8 @@ class Table:
         give_up = loop.time() + within
         while True:
             seen = self.workers.moves
+            if self._feed():
+                continue
             if await self.still():
                 busy = bool(self.sandbox.pending_updates) or self.timers.busy()
                 busy = busy or self.app.service.sender.busy()
@@ -494,6 +527,7 @@ async def open_table(
     webhook: bool = False,
     judge: bool = False,
     basic_group: bool = False,
+    in_process: bool = False,
 ) -> AsyncIterator[Table]:
     clock = VirtualClock()
     sandbox = Sandbox(
@@ -535,6 +569,7 @@ async def open_table(
             seed=seed,
             warning_seconds=warning_seconds,
             webhook=webhook,
+            in_process=in_process,
             tokens=random.Random(f"tokens:{seed}"),
             judge=judging,
         )

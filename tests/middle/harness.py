@@ -3,10 +3,11 @@
 The whole games (tests/e2e) run the bot against the sandbox over HTTP. Here nothing
 crosses a socket:
 
-- `RecordingSession` is the bot's session (aiogram's `BaseSession`, as aiogram's own
-  tests mock it): each request is encoded as aiogram's HTTP session encodes it, answered
-  by the sandbox's own request handling (`Sandbox.call`, the path its HTTP server takes),
-  so every answer, refusal and right is the sandbox's, and recorded as `Sent`.
+- `InProcessSession` (`sandbox/inprocess.py`) is the bot's session (aiogram's
+  `BaseSession`, as aiogram's own tests mock it): each request is encoded as aiogram's
+  HTTP session encodes it, answered by the sandbox's own request handling (`Sandbox.call`,
+  the path its HTTP server takes), so every answer, refusal and right is the sandbox's,
+  and recorded as `Sent`.
 - `Desk` builds the app exactly as `bot.app.build_app` wires it (session middlewares,
   outer middlewares, routers, services) on a throwaway database, takes the updates the
   sandbox's people make (messages, button presses, Start) and feeds each through
@@ -19,20 +20,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import tempfile
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from aiogram import Bot
 from aiogram.client.default import DefaultBotProperties
-from aiogram.client.session.base import BaseSession
 from aiogram.enums import ParseMode
-from aiogram.methods import TelegramMethod
-from aiogram.methods.base import TelegramType
-from aiogram.types import InputFile, Update
+from aiogram.types import Update
 
 from bot.app import App, build_app
 from bot.cli.demo import HOST_NAME, LOOK_AGAIN, NAMES, RIGHTS, _memory_folder, demo_seed
@@ -41,7 +38,7 @@ from bot.rules.state import GameState
 from bot.services.clock import VirtualClock, VirtualTimers
 from bot.views.i18n import Texts
 from sandbox import CallbackPress, Sandbox, SimGroup, SimMessage, SimUser
-from sandbox.schema import UploadedFile
+from sandbox.inprocess import InProcessSession, Sent
 from storage.db import Database
 
 T = TypeVar("T")
@@ -52,95 +49,6 @@ TABLE = 10
 SETTLE_WITHIN = 30.0
 
 
-@dataclass(frozen=True)
-class Sent:
-    """One request the bot made, as its session sent it, and the sandbox's answer."""
-
-    method: str
-    params: dict[str, str]
-    status: int
-    description: str | None
-    result: Any
-
-    @property
-    def ok(self) -> bool:
-        return self.status == 200
-
-    @property
-    def chat_id(self) -> int | None:
-        value = self.params.get("chat_id")
-        return int(value) if value is not None and value.lstrip("-").isdigit() else None
-
-    @property
-    def text(self) -> str:
-        """What the call shows: a message's text or a button's answer (empty if none)."""
-        return self.params.get("text") or self.params.get("caption") or ""
-
-
-class RecordingSession(BaseSession):
-    """Bot API calls answered by the sandbox in process, each recorded as `Sent`."""
-
-    def __init__(self, sandbox: Sandbox) -> None:
-        super().__init__()
-        self.sandbox = sandbox
-        self.sent: list[Sent] = []
-
-    async def make_request(
-        self,
-        bot: Bot,
-        method: TelegramMethod[TelegramType],
-        timeout: int | None = None,  # noqa: ASYNC109 (aiogram's signature; nothing waits here)
-    ) -> TelegramType:
-        name = method.__api_method__
-        params, files = await self._encoded(bot, method)
-        status, body = await self.sandbox.call(bot.token, name, dict(params), files)
-        self.sent.append(Sent(name, params, status, body.get("description"), body.get("result")))
-        # Read back as aiogram reads an answer off the wire: the same exceptions follow.
-        response = self.check_response(
-            bot=bot, method=method, status_code=status, content=json.dumps(body)
-        )
-        return cast(TelegramType, response.result)
-
-    async def _encoded(
-        self, bot: Bot, method: TelegramMethod[TelegramType]
-    ) -> tuple[dict[str, str], dict[str, UploadedFile]]:
-        """The request's fields as aiogram's HTTP session puts them in its form: text
-        (objects as JSON), empty ones left out, files as parts of their own."""
-        params: dict[str, str] = {}
-        attached: dict[str, InputFile] = {}
-        for key, value in method.model_dump(warnings=False).items():
-            prepared = self.prepare_value(value, bot=bot, files=attached)
-            if prepared:
-                # Always text; a text enum (ParseMode) goes as its value, as on the wire.
-                params[key] = str.__str__(prepared)
-        files: dict[str, UploadedFile] = {}
-        for key, attachment in attached.items():
-            data = b"".join([chunk async for chunk in _chunks(attachment, bot)])
-            filename = attachment.filename or key
-            files[key] = UploadedFile(filename, "application/octet-stream", data)
-        return params, files
-
-    async def stream_content(
-        self,
-        url: str,
-        headers: dict[str, Any] | None = None,
-        timeout: int = 30,  # noqa: ASYNC109 (aiogram's signature)
-        chunk_size: int = 65536,
-        raise_for_status: bool = True,
-    ) -> AsyncGenerator[bytes, None]:
-        # The bot downloads no file from Telegram; a test that makes it try fails here.
-        raise AssertionError(f"the bot tried to download {url}")
-        yield b""  # pragma: no cover (makes this an async generator, as the base's is)
-
-    async def close(self) -> None:
-        """Nothing to close: no connection was opened."""
-
-
-async def _chunks(attachment: InputFile, bot: Bot) -> AsyncIterator[bytes]:
-    async for chunk in attachment.read(bot):
-        yield chunk
-
-
 @dataclass
 class Desk:
     """The bot as `python -m bot run` wires it, in one group with a Host and players."""
@@ -148,7 +56,7 @@ class Desk:
     sandbox: Sandbox
     clock: VirtualClock
     timers: VirtualTimers
-    session: RecordingSession
+    session: InProcessSession
     app: App
     texts: Texts
     group: SimGroup
@@ -365,7 +273,7 @@ async def open_desk(
         person = sandbox.add_user(NAMES[lang][i], username=f"player{i + 1}", language_code=lang)
         group.add_member(person)
         people.append(person)
-    session = RecordingSession(sandbox)
+    session = InProcessSession(sandbox)
     default = DefaultBotProperties(parse_mode=ParseMode.HTML, allow_sending_without_reply=True)
     bot = Bot(sandbox.token, session=session, default=default)
     texts = Texts(lang)
