@@ -10,27 +10,10 @@ from __future__ import annotations
 import pytest
 
 from bot.cli.demo import RIGHTS, Table, open_table
-from sandbox import SimGroup, SimMessage, SimUser
-from tests.e2e.test_hostile import forge
-from tests.e2e.test_tournament import REGISTRATION, register_all, say, start_table, warn
+from sandbox import SimMessage, SimUser
+from tests.steps import REGISTRATION, forge, register_all, say, tournament_table, warn_and_confirm
 
 NOT_A_JUDGE = "Only the Judges named in the bot's config"
-
-
-async def warn_and_confirm(table: Table, chat: SimGroup, offender: SimUser) -> str:
-    """The Host gives the offender a V4 and confirms it; returns the proposal's text."""
-    game = await table.app.service.active_game(chat.id)
-    assert game is not None
-    state = await table.app.service.state(game.game_id)
-    assert state is not None
-    seat = state.seat_of(offender.id)
-    assert seat is not None  # the offender plays at this table
-    proposal = await warn(table, table.host, chat, f"/warn {seat} V4")
-    await table.host.press(proposal, "Confirm")
-    await table.settle()
-    after = await table.app.service.state(game.game_id)
-    assert after is not None and not after.is_alive(seat)  # out of the game at once
-    return proposal.content
 
 
 async def registers(table: Table, person: SimUser, name: str) -> str:
@@ -54,12 +37,6 @@ async def test_V4_in_a_casual_game_removes_the_player_and_bans_nobody(table: Tab
     assert await table.app.service.repos.bans.all() == []
     await table.host.start_bot()
     assert "You are registered" in await registers(table, offender, "Spring Cup")
-
-
-async def tournament_table(table: Table) -> SimGroup:
-    await register_all(table, table.people)
-    await say(table, table.host, table.host.private, "/groups confirm")
-    return await start_table(table, "T1R1G1")
 
 
 @pytest.mark.rule("V4")

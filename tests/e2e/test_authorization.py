@@ -24,8 +24,7 @@ from bot.rules.roles import Role
 from bot.rules.state import GameState
 from sandbox import CallbackAnswer, SimGroup, SimMessage, SimUser
 from sandbox.world import Chat
-
-from .test_hostile import forge
+from tests.steps import forge
 
 ONLY_HOST = "Only the Host can do that."
 NOT_PLAYING = "You are not playing in this game."

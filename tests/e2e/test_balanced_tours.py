@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bot.cli.demo import open_table
-from tests.e2e.test_tournament import play_tour, register_all, say
+from tests.steps import play_tour, register_all, say
 
 
 @pytest.mark.heavy(30)

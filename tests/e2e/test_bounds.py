@@ -15,7 +15,7 @@ from bot.rules.roles import Role
 from bot.services.game import GameService, people, states
 from storage.chats import ChatType
 from storage.games import GameStatus
-from tests.e2e.test_hostile import forge
+from tests.steps import forge
 
 
 async def settled_games(service: GameService, state_json: str, count: int) -> list[int]:

@@ -9,7 +9,7 @@ import pytest
 
 from bot.cli.demo import Crowd, open_table, play
 from bot.rules.settings import GameSettings
-from tests.e2e.test_tournament import play_tour, register_all, say
+from tests.steps import play_tour, register_all, say
 
 
 @pytest.mark.rule("T3")

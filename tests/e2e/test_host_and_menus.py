@@ -12,7 +12,7 @@ from bot.rules.events import Cause, HostChanged, Phase
 from bot.rules.protocol import entry_from_json
 from bot.rules.sanctions import Penalty
 from bot.views.callbacks import SignCb
-from tests.e2e.test_hostile import forge
+from tests.steps import forge
 
 
 @pytest.mark.rule("V2")

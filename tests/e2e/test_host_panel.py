@@ -10,7 +10,7 @@ from bot.rules.events import Cause, Phase
 from bot.rules.sanctions import Penalty, VCode
 from bot.views.callbacks import PanelCb
 from sandbox import SimMessage
-from tests.e2e.test_hostile import forge
+from tests.steps import forge
 
 
 @pytest.fixture

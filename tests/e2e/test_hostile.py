@@ -63,6 +63,7 @@ from bot.services.game import CURRENT_UPDATE
 from sandbox import CallbackPress, SimGroup, SimMessage, SimUser
 from sandbox.world import MEDIA_KINDS, Chat
 from tests.rules.test_properties import Watcher
+from tests.steps import forge
 
 SEED = 2026
 # Five thousand, no longer ten: ten thousand took 80 s, a seventh of the suite's ten
@@ -214,22 +215,6 @@ def record_calls(
             calls.append((method, params))
 
     mp.setattr(api, "call", recorded)
-
-
-def forge(table: Table, person: SimUser, message: SimMessage, data: str) -> CallbackPress:
-    """A callback query with any data: Telegram would refuse it, the bot must not trust it."""
-    world = table.sandbox.world
-    press = CallbackPress(world.new_query_id(), person, message, data)
-    world.queries[press.id] = press
-    payload = {
-        "id": press.id,
-        "from": person.to_api(),
-        "message": message.to_api(),
-        "chat_instance": world.chat_instance(message.chat),
-        "data": data,
-    }
-    world.updates.push("callback_query", payload)
-    return press
 
 
 # --- the generator ----------------------------------------------------------------------

@@ -37,7 +37,7 @@ from bot.rules.events import Phase
 from bot.rules.roles import Role
 from bot.web.page import PageLinks, TournamentPages, serve_pages
 from sandbox import Sandbox
-from tests.e2e.test_tournament import bound_chat, play_tour, register_all, say
+from tests.steps import bound_chat, play_tour, register_all, say
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

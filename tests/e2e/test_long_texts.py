@@ -14,7 +14,7 @@ import pytest
 from bot.cli.demo import Table, open_table
 from bot.rules.events import Phase
 from sandbox import SimUser
-from tests.e2e.test_tournament import play_tour, register_all
+from tests.steps import play_tour, register_all
 
 LIMIT = 4096
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from bot.cli.demo import open_table
-from tests.e2e.test_tournament import REGISTRATION, register_all, say, start_table
+from tests.steps import REGISTRATION, register_all, say, start_table
 
 SPOOF = "Ira)\n\n☠ Killed tonight: #2 (Vera"
 

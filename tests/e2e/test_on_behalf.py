@@ -15,7 +15,7 @@ from bot.cli.demo import Table, open_table
 from bot.views.i18n import Texts
 from sandbox import SimGroup, SimMessage
 from storage.games import GameStatus
-from tests.e2e.test_authority import tournament_table
+from tests.steps import tournament_table
 
 CHANNEL = {"id": -1_002_000_000_001, "type": "channel", "title": "Club news"}
 HOST_USAGE = "Reply /host to a member's message"

@@ -8,15 +8,7 @@ import pytest
 from bot.cli.demo import Table, open_table
 from bot.web.page import PageLinks, TournamentPages
 from sandbox import SimGroup, SimUser
-from tests.e2e.test_tournament import (
-    INVITE,
-    bound_chat,
-    register_all,
-    say,
-    start_table,
-    told,
-    warn,
-)
+from tests.steps import INVITE, bound_chat, register_all, say, start_table, told, warn
 
 
 def _tournaments(table: Table):  # type: ignore[no-untyped-def]

@@ -9,7 +9,7 @@ from bot.cli.demo import open_table
 from bot.services.judge import OPEN_TOURNAMENTS, TournamentError
 from storage.chats import ChatType
 from storage.tournaments import TournamentStatus
-from tests.e2e.test_tournament import INVITE, REGISTRATION, say
+from tests.steps import INVITE, REGISTRATION, say, tournament_table, warn_and_confirm
 
 
 @pytest.mark.rule("T1")
@@ -54,7 +54,6 @@ async def test_one_person_has_at_most_so_many_tournaments_open() -> None:
 async def test_a_ban_another_judge_also_confirmed_is_not_lifted_by_one_of_them() -> None:
     """Issue 25 §5: a ban is one for every tournament; when two Judges each confirmed it,
     neither's /unban lifts the other's decision, and the reply says why."""
-    from tests.e2e.test_authority import tournament_table, warn_and_confirm
 
     async with open_table(12, seed=8, lang="en") as table:
         chat = await tournament_table(table)
@@ -109,7 +108,6 @@ async def test_an_expelled_observer_stays_out_and_a_tables_link_seats_only_its_r
     table seats, and the expelled observer is kept out by Telegram for a week."""
     from handlers.judge import EXPELLED_DAYS
     from sandbox.api_errors import SimulationError
-    from tests.e2e.test_authority import tournament_table
 
     async with open_table(12, seed=8, lang="en") as table:
         chat = await tournament_table(table)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,16 +16,11 @@ import pytest
 
 from bot.cli.demo import RIGHTS, Table, open_table
 from bot.rules.events import Phase
-from bot.services.game import actions as service
 from bot.services.game.clockwork import COMMIT_RETRIES
 from bot.services.game.shared import TURN
 from sandbox import SimGroup, SimUser
-from storage import protocol
-from storage.db import Work
 from storage.games import GameStatus
-from storage.protocol import NewEvent, StoredEvent
-
-NOT_RECORDED = "⚠️ Not recorded: I could not save that just now. Please try again."
+from tests.steps import NOT_RECORDED, failing_appends
 
 
 async def say(table: Table, who: SimUser, chat: Any, text: str) -> str:
@@ -194,28 +188,6 @@ async def deadline(table: Table) -> None:
     table.clock.set(due)
     table.timers.fire_due()
     await table.settle()
-
-
-def failing_appends(monkeypatch: pytest.MonkeyPatch, times: int) -> Callable[[], int]:
-    """The protocol's append, in an action's commit, raises SQLite's "database is
-    locked" `times` times."""
-    real = protocol.appending  # the one the game service imports
-    failed = 0
-
-    def appending(game_id: int, events: Sequence[NewEvent]) -> Work[list[StoredEvent]]:
-        append = real(game_id, events)
-
-        def failing(connection: sqlite3.Connection) -> list[StoredEvent]:
-            nonlocal failed
-            if failed < times:
-                failed += 1
-                raise sqlite3.OperationalError("database is locked")
-            return append(connection)
-
-        return failing
-
-    monkeypatch.setattr(service, "appending", appending)
-    return lambda: failed
 
 
 @pytest.mark.rule("T2")

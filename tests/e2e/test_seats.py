@@ -12,7 +12,7 @@ from bot.cli.demo import RIGHTS, open_table
 from bot.rules.settings import GameSettings
 from sandbox import SimGroup
 from storage.games import GameStatus
-from tests.e2e.test_tournament import register_all, say, told
+from tests.steps import register_all, say, told
 
 REGISTRATION = re.compile(r"https://t\.me/\S+\?start=(reg_[\w-]+)")
 INVITE = re.compile(r"https://t\.me/\+[\w-]+")

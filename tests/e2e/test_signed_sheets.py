@@ -7,7 +7,7 @@ import pytest
 
 from bot.cli.demo import open_table
 from bot.rules.sheet import sheet
-from tests.e2e.test_tournament import play_tour, register_all, say
+from tests.steps import play_tour, register_all, say
 
 
 @pytest.mark.rule("T3")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from bot.cli.demo import Table, open_table
 from sandbox import SimUser
 from storage.games import GameStatus
-from tests.e2e.test_tournament import say
+from tests.steps import say
 
 
 async def clock_to(table: Table, when: float) -> None:

@@ -9,7 +9,7 @@ from bot.cli.demo import open_table
 from bot.rules.draws import shuffled
 from bot.rules.sheet import sheet
 from bot.web.page import PageLinks, TournamentPages
-from tests.e2e.test_tournament import play_tour, register_all, say
+from tests.steps import play_tour, register_all, say
 
 
 @pytest.mark.rule("T5")

@@ -7,15 +7,7 @@ import pytest
 
 from bot.cli.demo import RIGHTS, Table, open_table
 from sandbox import SimGroup, SimulationError, SimUser
-from tests.e2e.test_tournament import (
-    INVITE,
-    bound_chat,
-    register_all,
-    say,
-    start_table,
-    told,
-    warn,
-)
+from tests.steps import INVITE, bound_chat, register_all, say, start_table, told, warn
 
 
 @pytest.mark.rule("T1")

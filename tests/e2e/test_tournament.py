@@ -2,159 +2,21 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import random
-import re
-from collections import Counter, defaultdict
-
 import pytest
 
-from bot.cli.demo import RIGHTS, Crowd, Table, open_table, play
-from bot.rules.roles import Role
+from bot.cli.demo import open_table
 from bot.rules.sheet import sheet
-from bot.tournament.scoring import format_tenths
-from sandbox import Chat, SimGroup, SimMessage, SimUser
-
-REGISTRATION = re.compile(r"https://t\.me/\S+\?start=reg_[\w-]+")
-INVITE = re.compile(r"https://t\.me/\+[\w-]+")
-
-
-def told(code: str) -> str:
-    """How a player's own message names table `code`: its tour and its number, never the
-    Judge's code (issue 22 §4)."""
-    match = re.fullmatch(r"T\d+R(\d+)G(\d+)", code)
-    assert match is not None, code
-    return f"Tour {match[1]}, table {match[2]}:"
-
-
-async def say(table: Table, who: SimUser, chat: Chat, text: str) -> str:
-    """Send a command and return the bot's last answer in that chat."""
-    await who.send(chat, text)
-    await table.settle()
-    messages = chat.messages()
-    return str(messages[-1].content)
-
-
-async def warn(table: Table, host: SimUser, chat: SimGroup, text: str) -> SimMessage:
-    """The Host's /warn in `chat`: the proposal it made, with Confirm and Cancel. It goes to
-    the Host's private chat when the bot can write there, else to `chat` (issue 22 §1)."""
-    await host.send(chat, text)
-    await table.settle()
-    found = (table.latest(c.messages(), "s:") for c in (chat, host.private))
-    proposal = max((m for m in found if m is not None), key=lambda m: m.seq, default=None)
-    assert proposal is not None, "no sanction was proposed"
-    return proposal
-
-
-async def register_all(table: Table, players: list[SimUser], name: str = "Autumn Cup") -> str:
-    """The Judge (the table's Host) creates a tournament; `players` register. The link."""
-    judge = table.host
-    await judge.start_bot()
-    await table.settle()
-    created = await say(table, judge, judge.private, f"/tournament {name}")
-    link = REGISTRATION.search(created)
-    assert link is not None, created
-    for person in players:
-        await person.open_link(link.group(0))
-        await table.settle()
-        assert "You are registered in" in person.inbox()[-1].content
-    return link.group(0)
-
-
-async def play_tour(table: Table, players: list[SimUser], seed: int) -> list[int]:
-    """The Judge confirms the split, binds a chat per group; each table plays and signs."""
-    judge = table.host
-    await say(table, judge, judge.private, "/groups")
-    confirmed = await say(table, judge, judge.private, "/groups confirm")
-    codes = re.findall(r"T\d+R\d+G\d+", confirmed)
-    assert codes, confirmed
-    games: list[int] = []
-    for code in codes:
-        chat: SimGroup = table.sandbox.add_supergroup(f"Table {code}", owner=judge)
-        chat.promote_bot(by=judge, **RIGHTS)
-        done = await say(table, judge, chat, f"/bind {code}")
-        assert f"table {code}" in done
-        seated = [p for p in players if any(told(code) in m.content for m in p.inbox())]
-        for person in seated:
-            invite = next(m for m in reversed(person.inbox()) if told(code) in m.content)
-            url = INVITE.search(invite.content)
-            assert url is not None
-            await person.join_by_link(url.group(0))
-        await table.settle()
-        await judge.send(chat, "/newgame")
-        await table.settle()
-        lobby = chat.visible_messages()[-1]
-        for person in seated:
-            await person.press(lobby, "I'm here")
-            await table.settle()
-        game = await table.app.service.active_game(chat.id)
-        assert game is not None
-        table.group, table.game_id = chat, game.game_id
-        await judge.send(chat, "/begin")
-        await table.settle()
-        state = await play(table, Crowd(table, random.Random(seed + len(games)), "en"))
-        assert state.winner is not None and len(state.seats) == len(seated)
-        await judge.press(chat.visible_messages()[-1], "Sign the sheet")
-        await table.settle()
-        games.append(game.game_id)
-    return games
-
-
-async def expected_standings(table: Table, games: list[int]) -> Counter[int]:
-    """T4 computed here from the games' own states, apart from the tournament code."""
-    totals: Counter[int] = Counter()
-    for game_id in games:
-        state = await table.app.service.state(game_id)
-        assert state is not None
-        point = 12 if len(state.seats) > 14 else 10
-        for row in sheet(state):
-            totals[row.user_id] += point if row.earns_point else 0
-    return totals
-
-
-def stats_line(what: str, games: int, wins: int, tenths: int) -> str:
-    return f"{what}: games {games}, wins {wins}, points {format_tenths(tenths)}"
-
-
-async def check_stats(table: Table, players: list[SimUser], games: list[int]) -> None:
-    """Issue 12: /stats, the Judge's /stats NICK and the export, against the games' states."""
-    expected: defaultdict[tuple[int, str], list[int]] = defaultdict(lambda: [0, 0, 0])
-    for game_id in games:
-        state = await table.app.service.state(game_id)
-        assert state is not None
-        point = 12 if len(state.seats) > 14 else 10
-        for row in sheet(state):
-            for what in ("All roles", table.texts("en", f"role.{row.role}")):
-                tally = expected[row.user_id, what]
-                tally[0] += 1
-                tally[1] += int(row.won)
-                tally[2] += point if row.earns_point else 0
-    labels = ["All roles", *(table.texts("en", f"role.{role}") for role in Role)]
-    nicks = await table.app.dispatcher["tournaments"].nicks(1)
-    for person in players[:3]:
-        own = await say(table, person, person.private, "/stats")
-        assert "Tournament “Autumn Cup”" in own and "Overall" in own
-        for what in labels:
-            # Once for the tournament, once overall: no casual game was played.
-            assert own.count(stats_line(what, *expected[person.id, what])) == 2, own
-    # The Judge looks up a player by nick; a player cannot look up another.
-    someone, other = players[5], players[6]
-    seen = await say(table, table.host, table.host.private, f'/stats "{nicks[someone.id]}"')
-    assert all(stats_line(w, *expected[someone.id, w]) in seen for w in labels), seen
-    refused = await say(table, other, other.private, f'/stats "{nicks[someone.id]}"')
-    assert "games" not in refused
-    await table.host.send(table.host.private, "/export")
-    await table.settle()
-    files = {m.file.filename: m.file.data for m in table.host.inbox() if m.file}
-    rows = list(csv.DictReader(io.StringIO(files["stats.csv"].decode())))
-    assert len(rows) == len(players)
-    for line in rows:
-        user = int(line["user_id"])
-        assert [int(line["games"]), int(line["wins"])] == expected[user, "All roles"][:2]
-        assert line["points"] == format_tenths(expected[user, "All roles"][2])
-        mafia = expected[user, table.texts("en", "role.mafia")]
-        assert [int(line["mafia_games"]), int(line["mafia_wins"])] == mafia[:2]
+from tests.steps import (
+    REGISTRATION,
+    bound_chat,
+    check_stats,
+    expected_standings,
+    play_tour,
+    register_all,
+    say,
+    start_table,
+    warn,
+)
 
 
 @pytest.mark.heavy(85)
@@ -284,36 +146,6 @@ async def test_V3_a_repeat_in_a_later_tour_disqualifies() -> None:
         from bot.tournament.record import tournament_penalty
 
         assert tournament_penalty(offender.id, VCode.V3, 99, offences).value == "disqualification"
-
-
-async def bound_chat(table: Table, code: str, title: str = "") -> tuple[SimGroup, list[SimUser]]:
-    """A new chat bound to `code` by the Judge, its players in by their invitations."""
-    judge = table.host
-    chat = table.sandbox.add_supergroup(title or f"Table {code}", owner=judge)
-    chat.promote_bot(by=judge, **RIGHTS)
-    await say(table, judge, chat, f"/bind {code}")
-    seated = [p for p in table.people if any(told(code) in m.content for m in p.inbox())]
-    for person in seated:
-        invite = next(m for m in reversed(person.inbox()) if told(code) in m.content)
-        url = INVITE.search(invite.content)
-        assert url is not None
-        await person.join_by_link(url.group(0))
-    return chat, seated
-
-
-async def start_table(table: Table, code: str) -> SimGroup:
-    """Bind a new chat to `code`, bring its players in, open the lobby, all present, begin."""
-    judge = table.host
-    chat, seated = await bound_chat(table, code)
-    await judge.send(chat, "/newgame")
-    await table.settle()
-    lobby = chat.visible_messages()[-1]
-    for person in seated:
-        await person.press(lobby, "I'm here")
-        await table.settle()
-    await judge.send(chat, "/begin")
-    await table.settle()
-    return chat
 
 
 @pytest.mark.rule("V4")

@@ -15,7 +15,7 @@ import pytest
 
 from bot.cli.demo import RIGHTS, Crowd, Table, open_table, play
 from sandbox import SimGroup, SimUser
-from tests.e2e.test_tournament import INVITE, REGISTRATION, say, told, warn
+from tests.steps import INVITE, REGISTRATION, say, told, warn
 
 ROW = re.compile(r"^(🏆|·) (\d+)\. (.+?) — (.+)$")
 EVENT = re.compile(r"tour (\d+), table (T\d+R\d+G\d+)")

@@ -14,8 +14,8 @@ import pytest
 from bot.cli.demo import Table, open_table
 from bot.tournament.standings import StandingsRow
 from sandbox import SimUser
-from tests.e2e.test_tournament import play_tour, register_all, say
 from tests.rules.test_fairness_document import shuffle
+from tests.steps import play_tour, register_all, say
 
 HASH = re.compile(r"\b[0-9a-f]{64}\b")
 SEED = re.compile(r"\bseed ([0-9a-f]{32})\b")

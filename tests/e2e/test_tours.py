@@ -11,7 +11,7 @@ from bot.cli.demo import RIGHTS, Crowd, Table, open_table, play
 from sandbox import SimGroup
 from storage.games import GameStatus
 from storage.tournaments import TournamentStatus
-from tests.e2e.test_tournament import INVITE, bound_chat, register_all, say
+from tests.steps import INVITE, bound_chat, register_all, say
 
 
 async def judge_says(table: Table, text: str) -> str:

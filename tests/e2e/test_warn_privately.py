@@ -10,7 +10,7 @@ from bot.cli.demo import Table
 from bot.rules.sanctions import Penalty, VCode
 from bot.views.callbacks import SanctionCb, WarnCb
 from sandbox import Chat, SimMessage
-from tests.e2e.test_hostile import forge
+from tests.steps import forge
 
 
 def keys(message: SimMessage) -> list[str]:

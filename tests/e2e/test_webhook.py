@@ -27,7 +27,7 @@ from bot.rules.events import Phase
 from handlers.webhook import SECRET_HEADER, WEBHOOK_CONNECTIONS
 from sandbox import Sandbox
 from storage.marks import ProcessedRepository
-from tests.e2e.test_robustness import NOT_RECORDED, failing_appends
+from tests.steps import NOT_RECORDED, failing_appends
 
 
 @pytest.fixture
