@@ -3,7 +3,7 @@
 A line about a game carries its ids twice: in the words ("game 12 in chat -100…") for
 someone reading the text, and as the record's `game_id` and `chat_id` for a collector
 reading JSON. No line names a role or a seed before the game is over
-(`tests/e2e/test_authorization.py` plays a game and reads every line).
+(`tests/middle/test_authorization.py` plays a game and reads every line).
 """
 
 from __future__ import annotations

@@ -103,7 +103,7 @@ async def test_an_update_delivered_twice_changes_nothing(table: Table) -> None:
 
 
 async def test_a_group_that_becomes_a_supergroup_keeps_its_game() -> None:
-    # A basic group, upgraded by Telegram (tests/e2e/test_migration.py: what it shows).
+    # A basic group, upgraded by Telegram (tests/middle/test_migration.py: what it shows).
     async with open_table(12, seed=5, lang="en", basic_group=True) as table:
         await table.gather()
         await table.begin()

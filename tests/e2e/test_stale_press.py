@@ -3,7 +3,9 @@
 The press and the clock race for the game's lock: the handler reads the state before it
 takes the lock, so the step it saw may be over by the time its action applies. The test
 holds the lock itself to order the race: the deadline's timer waits first, the press
-second; the timer moves the game on, and the press must find its step gone.
+second; the timer moves the game on, and the press must find its step gone. Over HTTP:
+the press reaches the bot while the test holds the lock, as only a bot that polls by
+itself takes it (in process, the driver hands updates over only as it settles).
 """
 
 from __future__ import annotations

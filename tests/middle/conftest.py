@@ -1,4 +1,5 @@
-"""The middle layer's desks: the app wired as in production, fed updates in process."""
+"""The middle layer's desks and tables: the app wired as in production, fed updates in
+process (no wire)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from bot.cli.demo import Table
+from tests.middle.games import open_game
 from tests.middle.harness import Desk, open_desk
 
 
@@ -29,3 +32,25 @@ async def playing(lobby: Desk) -> Desk:
     """The game begun: Day 0's introductions, the first speaker's turn."""
     await lobby.begin()
     return lobby
+
+
+@pytest.fixture
+async def table() -> AsyncIterator[Table]:
+    """Twelve players in the lobby and the game begun, in English; no bad request allowed."""
+    async with open_game(12, seed=5, lang="en") as table:
+        await table.gather()
+        await table.begin()
+        yield table
+        table.sandbox.assert_no_bot_errors()
+
+
+@pytest.fixture
+async def hosted_table() -> AsyncIterator[Table]:
+    """The same, begun by a Host who has pressed Start: the bot can write to them (the
+    Host's panel, what happens out of turn at night)."""
+    async with open_game(12, seed=5, lang="en") as table:
+        await table.host.start_bot()
+        await table.gather()
+        await table.begin()
+        yield table
+        table.sandbox.assert_no_bot_errors()
