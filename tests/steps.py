@@ -1,21 +1,24 @@
 """What the people at a table do in the tests, whatever carries their updates (HTTP in
 tests/e2e, in process in tests/middle): say something and read the answer, register for a
-tournament, play a tour, forge a button press, make the database fail a commit.
+tournament, play a tour, forge a button press, make the database fail a commit, sit with
+nicks made of markup; and a fixture that fails a test on any record at ERROR.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
+import logging
 import random
 import re
 import sqlite3
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 
 import pytest
 
-from bot.cli.demo import RIGHTS, Crowd, Table, play
+from bot.cli.demo import RIGHTS, Crowd, Table, open_table, play
 from bot.rules.roles import Role
 from bot.rules.sheet import sheet
 from bot.services.game import actions as service
@@ -259,3 +262,26 @@ def failing_appends(monkeypatch: pytest.MonkeyPatch, times: int) -> Callable[[],
 
     monkeypatch.setattr(service, "appending", appending)
     return lambda: failed
+
+
+HOSTILE_NICKS = ("<b>x</b>", "&amp;", "\u202eevil", "</a><i>")
+
+
+@contextlib.asynccontextmanager
+async def hostile_table(seed: int, *, in_process: bool = False) -> AsyncIterator[Table]:
+    """Twelve players, four of them named in markup, an entity and a right-to-left mark."""
+    async with open_table(8, seed=seed, lang="en", in_process=in_process) as table:
+        for i, nick in enumerate(HOSTILE_NICKS):
+            person = table.sandbox.add_user(nick, username=f"odd{i}", language_code="en")
+            table.group.add_member(person)
+            table.people.append(person)
+        yield table
+
+
+@pytest.fixture(autouse=True)
+def no_handler_errors(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    """A handler that raised is logged by aiogram at ERROR: any such record fails the test."""
+    caplog.set_level(logging.WARNING)
+    yield
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not errors, "\n".join(r.getMessage() for r in errors)
