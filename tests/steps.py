@@ -285,3 +285,17 @@ def no_handler_errors(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     yield
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert not errors, "\n".join(r.getMessage() for r in errors)
+
+
+@contextlib.asynccontextmanager
+async def begun_table(*, host_started: bool, in_process: bool) -> AsyncIterator[Table]:
+    """Twelve players in the lobby and the game begun, in English; no bad request allowed.
+    `host_started`: the Host has pressed Start, so the bot can write to them (the Host's
+    panel, what happens out of turn at night)."""
+    async with open_table(12, seed=5, lang="en", in_process=in_process) as table:
+        if host_started:
+            await table.host.start_bot()
+        await table.gather()
+        await table.begin()
+        yield table
+        table.sandbox.assert_no_bot_errors()

@@ -8,35 +8,9 @@ seed, the same messages: tests/e2e/test_whole_games.py), in about 60% of the tim
 
 from __future__ import annotations
 
-from contextlib import AbstractAsyncContextManager
-from pathlib import Path
+import functools
 
-from bot.cli.demo import Table, open_table
-from bot.rules.settings import GameSettings
+from bot.cli.demo import open_table
 
-
-def open_game(
-    players: int,
-    *,
-    seed: int = 1,
-    lang: str = "ru",
-    settings: GameSettings | None = None,
-    warning_seconds: float = 10.0,
-    rate_limits: bool = False,
-    folder: Path | None = None,
-    judge: bool = False,
-    basic_group: bool = False,
-) -> AbstractAsyncContextManager[Table]:
-    """`open_table` in process: the same table, people and options, no wire."""
-    return open_table(
-        players,
-        seed=seed,
-        lang=lang,
-        settings=settings,
-        warning_seconds=warning_seconds,
-        rate_limits=rate_limits,
-        folder=folder,
-        judge=judge,
-        basic_group=basic_group,
-        in_process=True,
-    )
+# `open_table` in process: the same table, people and options, no wire.
+open_game = functools.partial(open_table, in_process=True)
