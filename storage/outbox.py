@@ -103,13 +103,17 @@ class OutboxRepository:
     async def showing(self, game_id: int, kind: str, message_id: int, payload_json: str) -> None:
         """The message `message_id`, the game's latest of `kind` sent, now shows what
         `payload_json` says (an edited table message: a restart reads what it shows).
-        Nothing if a newer message of that kind went up meanwhile."""
-        async with self._db.transaction():
-            await self._db.execute(
+        Nothing if a newer message of that kind went up meanwhile. One trip, committed
+        with whatever else waits (group commit): a game's action never waits behind it."""
+
+        def show(connection: sqlite3.Connection) -> None:
+            connection.execute(
                 "UPDATE outbox SET payload_json = ? WHERE outbox_id = (SELECT max(outbox_id) "
                 "FROM outbox WHERE game_id = ? AND kind = ?) AND message_id = ?",
                 (payload_json, game_id, kind, message_id),
             )
+
+        await self._db.atomic(show)
 
     async def prune(self, *, before: float, limit: int | None = None) -> int:
         """Forget the messages delivered before `before` of games no longer running;
