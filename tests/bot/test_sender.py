@@ -101,16 +101,20 @@ class Rig:
     sender: Sender
 
     async def run(self, *tasks: Any) -> list[Any]:
-        """Run `tasks` (and the sender's workers) to the end; time moves when all wait."""
-        running = [asyncio.ensure_future(t) for t in tasks]
+        """Run `tasks` as the bot's activities, and the sender's workers, to the end; time
+        moves when none of them is at work (`Workers.still`) and something still waits."""
+        workers = self.sender.workers
+        running = [workers.spawn(t) for t in tasks]
         for _ in range(100_000):
-            for _ in range(30):
+            if not await workers.still():
                 await asyncio.sleep(0)
+                continue
             if all(t.done() for t in running) and not self.sender.busy():
                 return [t.result() for t in running]
             wake = self.clock.next_wake()
-            if wake is not None:
-                self.clock.set(wake)
+            if wake is None:
+                raise AssertionError("the sender waits, and not on the clock")
+            self.clock.set(wake)
         raise AssertionError("nothing moves")
 
     async def pass_time(self, seconds: float = 60.0) -> None:
