@@ -100,17 +100,18 @@ class OutboxRepository:
         # One trip, its own transaction: every message sent is ticked off.
         return await self._db.atomic(marking_sent(outbox_id, message_id=message_id, now=now))
 
-    async def showing(self, game_id: int, kind: str, message_id: int, payload_json: str) -> None:
-        """The message `message_id`, the game's latest of `kind` sent, now shows what
-        `payload_json` says (an edited table message: a restart reads what it shows).
-        Nothing if a newer message of that kind went up meanwhile. One trip, committed
-        with whatever else waits (group commit): a game's action never waits behind it."""
+    async def showing(self, outbox_id: int, message_id: int, payload_json: str) -> None:
+        """The row's message, `message_id`, now shows what `payload_json` says (an edited
+        table message: a restart reads what it shows); nothing unless the row is that
+        message. By the row's key: one row read, not the outbox searched for the game's
+        (a search took the database's thread for milliseconds at each edit, and the
+        games' commits waited behind it). One trip, committed with whatever else waits
+        (group commit): a game's action never waits behind it."""
 
         def show(connection: sqlite3.Connection) -> None:
             connection.execute(
-                "UPDATE outbox SET payload_json = ? WHERE outbox_id = (SELECT max(outbox_id) "
-                "FROM outbox WHERE game_id = ? AND kind = ?) AND message_id = ?",
-                (payload_json, game_id, kind, message_id),
+                "UPDATE outbox SET payload_json = ? WHERE outbox_id = ? AND message_id = ?",
+                (payload_json, outbox_id, message_id),
             )
 
         await self._db.atomic(show)

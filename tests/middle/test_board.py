@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from dataclasses import dataclass
@@ -133,6 +134,26 @@ async def test_a_restart_goes_on_editing_the_same_table_message(tmp_path: Path) 
         assert f"#{state.speaker} ({state.seats[state.speaker].nick})" in board(table).content
         assert len(table.group.pinned_messages) == 1
         table.sandbox.assert_no_bot_errors()
+
+
+async def test_the_table_messages_row_keeps_what_its_last_edit_showed(tmp_path: Path) -> None:
+    """Each edit of the table message stores its text in the message's own outbox row,
+    found by its key, the deal's row included: what a restart reads is what the group
+    sees, so an edit that a restart cut off is made again."""
+    async with open_game(12, seed=14, lang="en", folder=tmp_path) as table:
+        await table.gather()
+        await table.begin()
+        pinned = board(table)
+        await table.wait_for(lambda s: s.phase is Phase.ROUND_1 and s.day == 1)
+        await table.advance()
+        await table.settle()
+        await table.let_room_come()
+        edits = board_edits(table, pinned.message_id)
+        assert edits, "the table was never edited"
+        assert table.game_id is not None
+        row = await table.app.service.repos.outbox.latest(table.game_id, "board")
+        assert row is not None and row.message_id == pinned.message_id
+        assert json.loads(row.payload_json)["text"] == edits[-1]
 
 
 async def test_a_table_message_lost_in_a_restart_is_posted_and_pinned_anew(

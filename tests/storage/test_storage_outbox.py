@@ -47,22 +47,21 @@ async def test_an_edited_table_message_keeps_what_it_shows(
     seeded: Repositories, game: Game
 ) -> None:
     """A restart reads what the table message shows from its row: each edit that went out
-    writes its text there, and an edit of an older message changes nothing."""
+    writes its text there, and an edit that names another message changes nothing."""
     outbox = seeded.outbox
-    older = await outbox.enqueue(
+    table = await outbox.enqueue(
         game_id=game.game_id, chat_id=CHAT, kind="board", payload_json='"seating"', now=T0
     )
-    await outbox.mark_sent(older.outbox_id, message_id=7, now=T0)
-    await outbox.showing(game.game_id, "board", 7, '"day 1"')
+    await outbox.showing(table.outbox_id, 7, '"before it went out"')
+    latest = await outbox.latest(game.game_id, "board")
+    assert latest is not None and latest.payload_json == '"seating"'
+    await outbox.mark_sent(table.outbox_id, message_id=7, now=T0)
+    await outbox.showing(table.outbox_id, 7, '"day 1"')
     latest = await outbox.latest(game.game_id, "board")
     assert latest is not None and latest.payload_json == '"day 1"'
-    newer = await outbox.enqueue(
-        game_id=game.game_id, chat_id=CHAT, kind="board", payload_json='"posted anew"', now=T0
-    )
-    await outbox.mark_sent(newer.outbox_id, message_id=9, now=T0)
-    await outbox.showing(game.game_id, "board", 7, '"late edit of the old one"')
+    await outbox.showing(table.outbox_id, 9, '"another message"')
     latest = await outbox.latest(game.game_id, "board")
-    assert latest is not None and (latest.message_id, latest.payload_json) == (9, '"posted anew"')
+    assert latest is not None and (latest.message_id, latest.payload_json) == (7, '"day 1"')
 
 
 async def test_unsent_of_one_game(seeded: Repositories, game: Game) -> None:

@@ -149,6 +149,10 @@ class Actions:
             raise NotRecorded(str(error)) from error
         if update_id is not None:
             self.updates.stored(update_id)
+        for index, outbox_id in outbox.items():  # the deal's table message: its row
+            item = out[index]
+            if isinstance(item, Post) and item.remember == BOARD:
+                self.table.recorded(game.game_id, outbox_id)
         self.states.cache(game.game_id, state)
         if state.finished:
             self.states.finished(game.game_id)

@@ -8,9 +8,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.delivery.sender import Remembered, Sender
+from bot.lru import LRU
 from bot.rules.codec import from_json, to_json
 from bot.rules.events import Event
 from bot.rules.state import GameState
@@ -25,6 +26,9 @@ from storage.games import Game, GameStatus
 from storage.outbox import OutboxMessage
 from storage.repositories import Repositories
 
+# Games whose table message's outbox row is known without a read (`TableMessage.rows`).
+KEEP_ROWS = 5_000
+
 
 @dataclass(eq=False, repr=False)
 class TableMessage:
@@ -34,6 +38,15 @@ class TableMessage:
     sender: Sender
     states: GameStates
     panels: HostPanels
+    # Each game's outbox row of its table message, where each edit stores what it shows:
+    # by its key, so that storing it reads no other row (the outbox holds every message
+    # of the day). One not known here (forgotten, or posted again from the outbox after a
+    # restart) is not updated: the next restart then edits from the older text it holds.
+    rows: LRU[int, int] = field(default_factory=lambda: LRU(KEEP_ROWS))
+
+    def recorded(self, game_id: int, outbox_id: int) -> None:
+        """The game's table message is the outbox's row `outbox_id`."""
+        self.rows[game_id] = outbox_id
 
     async def show_board(self, game: Game, state: GameState, lang: str) -> None:
         """The pinned table message follows the state (cosmetic: the sender folds and paces it).
@@ -66,6 +79,7 @@ class TableMessage:
         went out): an edit still waiting for room when the process ended is made again.
         """
         assert posted.message_id is not None
+        self.recorded(posted.game_id, posted.outbox_id)
         text = from_json(Post, json.loads(posted.payload_json)).text
         self.sender.remembered[(posted.game_id, BOARD)] = Remembered(
             posted.chat_id, posted.message_id, text, None
@@ -79,7 +93,9 @@ class TableMessage:
         payload = dumps(to_json(Post(chat_id, text, pin=True, remember=BOARD)))
         try:
             if not posted:
-                await self.repos.outbox.showing(game_id, OUTBOX_BOARD, message_id, payload)
+                row = self.rows.get(game_id)
+                if row is not None:
+                    await self.repos.outbox.showing(row, message_id, payload)
                 return
             async with self.repos.database.transaction():
                 queued = await self.repos.outbox.enqueue(
@@ -92,6 +108,7 @@ class TableMessage:
                 await self.repos.outbox.mark_sent(
                     queued.outbox_id, message_id=message_id, now=self.clock.now()
                 )
+            self.recorded(game_id, queued.outbox_id)
         except sqlite3.Error:
             log.exception("game %s: what the table message shows could not be stored", game_id)
 
