@@ -119,12 +119,18 @@ async def test_a_16_player_game_keeps_one_pinned_table_that_no_turn_waits_for(
     )
 
 
+async def first_speech(table: Table) -> SimMessage:
+    """The game dealt and at its first day's first speech: its pinned table message."""
+    await table.gather()
+    await table.begin()
+    pinned = board(table)
+    await table.wait_for(lambda s: s.phase is Phase.ROUND_1 and s.day == 1)
+    return pinned
+
+
 async def test_a_restart_goes_on_editing_the_same_table_message(tmp_path: Path) -> None:
     async with open_game(12, seed=14, lang="en", folder=tmp_path) as table:
-        await table.gather()
-        await table.begin()
-        pinned = board(table)
-        await table.wait_for(lambda s: s.phase is Phase.ROUND_1 and s.day == 1)
+        pinned = await first_speech(table)
         await table.restart()
         await table.advance()  # the next speaker
         await table.settle()
@@ -141,10 +147,7 @@ async def test_the_table_messages_row_keeps_what_its_last_edit_showed(tmp_path: 
     found by its key, the deal's row included: what a restart reads is what the group
     sees, so an edit that a restart cut off is made again."""
     async with open_game(12, seed=14, lang="en", folder=tmp_path) as table:
-        await table.gather()
-        await table.begin()
-        pinned = board(table)
-        await table.wait_for(lambda s: s.phase is Phase.ROUND_1 and s.day == 1)
+        pinned = await first_speech(table)
         await table.advance()
         await table.settle()
         await table.let_room_come()
