@@ -5,7 +5,7 @@ each request is encoded as aiogram's HTTP session encodes it, answered by the sa
 own request handling (`Sandbox.call`, the path its HTTP server takes once a request's
 body is read), so every answer, refusal, right and flood window is the sandbox's, and
 recorded as `Sent`. The middle layer of the tests, and whole games that need no wire
-(`open_table(..., wire=False)`), run the bot on it.
+(`open_table(..., in_process=True)`), run the bot on it.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The middle layer's desks and tables: the app wired as in production, fed updates in
-process (no wire)."""
+"""The middle layer's desks: the app wired as in production, fed updates in process (its
+tables, `table` and `hosted_table`, are tests/conftest.py's, in process too)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.cli.demo import Table
 from tests.middle.harness import Desk, open_desk
-from tests.steps import begun_table
 
 
 @pytest.fixture
@@ -32,17 +30,3 @@ async def playing(lobby: Desk) -> Desk:
     """The game begun: Day 0's introductions, the first speaker's turn."""
     await lobby.begin()
     return lobby
-
-
-@pytest.fixture
-async def table() -> AsyncIterator[Table]:
-    """Twelve players, the game begun (in process); no bad request allowed."""
-    async with begun_table(host_started=False, in_process=True) as table:
-        yield table
-
-
-@pytest.fixture
-async def hosted_table() -> AsyncIterator[Table]:
-    """The same, begun by a Host who has pressed Start."""
-    async with begun_table(host_started=True, in_process=True) as table:
-        yield table
